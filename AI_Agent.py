@@ -1,0 +1,96 @@
+"""The learning agent: a Q-table and an epsilon-greedy choice of moves."""
+
+from __future__ import annotations
+
+import math
+
+from Agent import Agent
+from Q_Table import load_table, save_table
+from State import State
+from TicTacToe import Action, TicTacToe
+
+# The course's exploration schedule (SPEC: linear from 1.0 to 0.01 over the first 100,000 episodes).
+EPSILON_START = 1.0
+EPSILON_FINAL = 0.01
+EPSILON_DECAY_EPOCHS = 100_000
+# Time constant of the exponential option, chosen so that both schedules are near the final
+# epsilon by the end of the decay window (exp(-5) ~ 0.7 % of the way left).
+EPSILON_EXP_DECAY = EPSILON_DECAY_EPOCHS / 5
+EPSILON_SCHEDULES = ("linear", "exp")
+
+
+class AI_Agent(Agent):
+    """A Q-learning/Monte-Carlo agent for one side.
+
+    ``self.Q`` is a dict ``{(state, action): value}`` (a missing entry counts as 0); the value is
+    from this agent's own point of view, so it always picks the largest. While ``train`` is true
+    ``get_action`` explores epsilon-greedily; otherwise it plays greedily. Greedy ties go to the
+    first legal action in row-major order, so a table always plays the same moves.
+    ``action_probs`` states the greedy policy (one move with probability 1).
+    """
+
+    def __init__(self, player: int, env: TicTacToe | None = None, graphics=None,
+                 Q_table_PATH: str | None = None, train: bool = True, seed: int | None = None,
+                 epsilon: str = "linear", decay_epochs: int = EPSILON_DECAY_EPOCHS) -> None:
+        super().__init__(player, env, seed)
+        if epsilon not in EPSILON_SCHEDULES:
+            raise ValueError(f"epsilon schedule must be one of {EPSILON_SCHEDULES}, got {epsilon!r}")
+        self.graphics = graphics
+        self.train = train
+        self.epsilon_schedule = epsilon
+        self.decay_epochs = decay_epochs
+        self.Q: dict[tuple[State, Action], float] = {}
+        self.meta: dict = {}
+        if Q_table_PATH is not None:
+            self.load_Q(Q_table_PATH)
+
+    def epsilon_greedy(self, epoch: int | None) -> float:
+        """The exploration rate at episode ``epoch`` (0-based); ``None`` means training is over.
+
+        linear: from 1.0 down to 0.01 over the first ``decay_epochs`` episodes, then 0.01.
+        exp:    0.01 + (1.0 - 0.01) * exp(-epoch / (decay_epochs / 5)).
+        """
+        if epoch is None:
+            return EPSILON_FINAL
+        if self.epsilon_schedule == "exp":
+            return EPSILON_FINAL + (EPSILON_START - EPSILON_FINAL) * math.exp(
+                -epoch * 5 / self.decay_epochs)
+        if epoch >= self.decay_epochs:
+            return EPSILON_FINAL
+        return EPSILON_START + (EPSILON_FINAL - EPSILON_START) * epoch / self.decay_epochs
+
+    def get_Q(self, state: State, action: Action) -> float:
+        """The value of playing ``action`` in ``state`` (0 if never seen)."""
+        return self.Q.get((state, action), 0.0)
+
+    def get_Q_action(self, state: State) -> Action:
+        """The greedy move: the legal action with the largest Q; ties to the first, row-major."""
+        Q = self.Q
+        best_action, best_value = None, -math.inf
+        for action in state.legal_actions():
+            value = Q.get((state, action), 0.0)
+            if value > best_value:
+                best_action, best_value = action, value
+        if best_action is None:
+            raise ValueError("no legal action: the game is over")
+        return best_action
+
+    def get_action(self, state: State, epoch: int | None = None) -> Action:
+        """Epsilon-greedy while training (epsilon from ``epsilon_greedy(epoch)``), else greedy."""
+        if self.train and self.rng.random() < self.epsilon_greedy(epoch):
+            return self.rng.choice(state.legal_actions())
+        return self.get_Q_action(state)
+
+    def action_probs(self, state: State) -> dict[Action, float]:
+        return {self.get_Q_action(state): 1.0}
+
+    def save_Q(self, path: str) -> None:
+        """Save the table, its side and ``self.meta`` (how it was trained) with ``torch.save``."""
+        save_table(path, self.Q, self.player, self.meta)
+
+    def load_Q(self, path: str) -> None:
+        """Load a table saved by ``save_Q`` (or by the course's original code) for this side.
+
+        Raises ``Q_Table.TableError`` (a ``ValueError``) naming the file and the problem.
+        """
+        self.Q, _, self.meta = load_table(path, side=self.player)

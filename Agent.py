@@ -1,0 +1,48 @@
+"""What every player has in common: it is a policy over the legal moves of a position."""
+
+from __future__ import annotations
+
+import random
+
+from State import State
+from TicTacToe import Action, TicTacToe
+
+
+class Agent:
+    """A player of one side (``player``: 1 for X, -1 for O) in the game ``env``.
+
+    A computer agent states its policy with ``action_probs(state)`` -> ``{(row, col): probability}``
+    over the legal moves; ``get_action`` draws from it with the agent's own random generator
+    (``seed`` makes the draws repeatable). The exact tools (``Solver.py``) read ``action_probs``,
+    the games call ``get_action``; the GUI calls the agent itself: ``agent(events, state)``.
+    """
+
+    def __init__(self, player: int, env: TicTacToe | None = None, seed: int | None = None) -> None:
+        if player not in (1, -1):
+            raise ValueError(f"player must be 1 (X) or -1 (O), got {player!r}")
+        self.player = player
+        self.env = env if env is not None else TicTacToe()
+        self.rng = random.Random(seed)
+
+    def action_probs(self, state: State) -> dict[Action, float]:
+        """``{action: probability}`` over the legal actions of ``state``; the probabilities sum to 1."""
+        raise NotImplementedError
+
+    def get_action(self, state: State, epoch: int | None = None) -> Action:
+        """A move for ``state``, drawn from ``action_probs``. ``epoch`` matters only to learners."""
+        probs = self.action_probs(state)
+        if len(probs) == 1:
+            return next(iter(probs))
+        draw = self.rng.random()
+        for action, p in probs.items():
+            draw -= p
+            if draw < 0:
+                return action
+        return action  # rounding left a sliver above the last action
+
+    def legal_actions(self, state: State) -> list[Action]:
+        return self.env.legal_actions(state)
+
+    def __call__(self, events=None, state: State | None = None) -> Action | None:
+        """The GUI's way to ask for a move: the move for ``state`` (default: the live game)."""
+        return self.get_action(state if state is not None else self.env.state)

@@ -1,0 +1,92 @@
+"""Agent specs: one place that turns a word on the command line into a player.
+
+A spec is a name -- ``human``, ``random``, ``advanced``, ``minimax``, ``playout``, ``mcts`` -- or
+the path of a saved Q-table (``Data/Q_MC_X.pth``). Options follow a colon, comma-separated:
+``playout:pnum=200``, ``mcts:time=0.05``, ``minimax:style=greedy``, ``advanced:random_step=3``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+
+from TicTacToe import TicTacToe
+
+# spec name -> (module, class); each module holds one agent class of the same name.
+AGENT_CLASSES = {
+    "human": "Human_Agent",
+    "random": "Random_Agent",
+    "advanced": "Random_Agent_Advanced",
+    "minimax": "Minimax_Agent",
+    "playout": "Playout_Agent",
+    "mcts": "MCTS_Agent",
+}
+TABLE_SUFFIX = ".pth"
+VALID_SPECS = ", ".join(AGENT_CLASSES) + f", or the path of a Q-table ({TABLE_SUFFIX})"
+
+
+class SpecError(ValueError):
+    """An agent spec that names no agent, or options the agent does not take."""
+
+
+def is_table_path(spec: str) -> bool:
+    return spec.endswith(TABLE_SUFFIX) or os.sep in spec or "/" in spec
+
+
+def parse_spec(spec: str) -> tuple[str, dict]:
+    """Split ``"name:key=value,key=value"`` into the name and typed options (int, float or text)."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise SpecError(f"empty agent spec: use {VALID_SPECS}")
+    name, _, option_text = spec.strip().partition(":")
+    options = {}
+    for item in filter(None, (part.strip() for part in option_text.split(","))):
+        key, equals, value = item.partition("=")
+        if not equals or not key.strip().isidentifier():
+            raise SpecError(f"agent option {item!r} in {spec!r} is not key=value")
+        options[key.strip()] = _typed(value.strip())
+    return name.strip().lower(), options
+
+
+def _typed(text: str):
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def make_agent(spec: str, player: int, env: TicTacToe | None = None, seed: int | None = None,
+               graphics=None):
+    """The agent that ``spec`` names, playing ``player`` (1 X, -1 O) in ``env``.
+
+    Raises ``SpecError`` for an unknown name or option, ``Q_Table.TableError`` for a bad table.
+    """
+    env = env if env is not None else TicTacToe()
+    if isinstance(spec, str) and is_table_path(spec.strip()):
+        from AI_Agent import AI_Agent
+        return AI_Agent(player, env, graphics=graphics, Q_table_PATH=spec.strip(), train=False)
+    name, options = parse_spec(spec)
+    if name not in AGENT_CLASSES:
+        raise SpecError(f"unknown agent {spec!r}: use {VALID_SPECS}")
+    module = importlib.import_module(AGENT_CLASSES[name])
+    cls = getattr(module, AGENT_CLASSES[name])
+    accepted = inspect.signature(cls).parameters
+    for key in options:
+        if key not in accepted or key in ("player", "env", "graphics"):
+            allowed = [p for p in accepted if p not in ("player", "env", "graphics", "seed")]
+            raise SpecError(f"agent {name!r} has no option {key!r}; its options: "
+                            f"{', '.join(allowed) or 'none'}")
+    extra = {"seed": seed} if "seed" in accepted and "seed" not in options else {}
+    if "graphics" in accepted:
+        extra["graphics"] = graphics
+    try:
+        return cls(player, env, **options, **extra)
+    except (TypeError, ValueError) as error:
+        raise SpecError(f"agent {spec!r}: {error}") from None
+
+
+def describe(spec: str) -> str:
+    """A short human name for a spec, e.g. ``Q-table Data/Q_MC_X.pth`` or ``advanced``."""
+    return f"Q-table {spec}" if is_table_path(spec) else spec

@@ -1,0 +1,193 @@
+"""A Tic-Tac-Toe position: the nine cells and the side to move.
+
+Cells hold ``1`` for X, ``-1`` for O and ``0`` for an empty cell; ``player`` is the side to move
+(``1`` for X, ``-1`` for O). A ``State`` never changes after it is made, so it is safe as a
+dictionary key: the Q-tables of the course are dicts keyed by ``(state, action)``.
+
+Speed comes from the representation: the cells are a tuple of nine ints, the result of the game and
+the hash are computed once, and each distinct position exists only once in memory (making the
+same position again returns the same object), so its legal moves and successors are cached on it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+X, O, EMPTY = 1, -1, 0
+
+# Result codes (``state.end_of_game``): the game goes on, X won, O won, draw.
+ONGOING, X_WON, O_WON, DRAW = 0, 1, -1, 2
+
+SIZE = 3
+EMPTY_BOARD: tuple[int, ...] = (EMPTY,) * (SIZE * SIZE)
+ALL_CELLS: tuple[tuple[int, int], ...] = tuple((r, c) for r in range(SIZE) for c in range(SIZE))
+
+# The eight lines of three, as flat cell indices, in the course's scanning order:
+# rows top to bottom, columns left to right, the main diagonal, the anti-diagonal.
+WIN_LINES: tuple[tuple[int, int, int], ...] = (
+    (0, 1, 2), (3, 4, 5), (6, 7, 8),
+    (0, 3, 6), (1, 4, 7), (2, 5, 8),
+    (0, 4, 8), (2, 4, 6),
+)
+
+_SYMBOLS = {X: "X", O: "O", EMPTY: "."}
+_INTERNED: dict[tuple[tuple[int, ...], int], "State"] = {}
+
+
+def _cells_from(board) -> tuple[int, ...]:
+    """Turn a 3x3 array, nested sequence or flat sequence of 9 into a tuple of 9 ints, or raise."""
+    if board is None:
+        return EMPTY_BOARD
+    try:
+        values = np.asarray(board, dtype=object).reshape(-1).tolist()
+    except (TypeError, ValueError):
+        raise ValueError(f"board must be 3x3 or 9 cells, got {board!r}") from None
+    if len(values) != 9:
+        raise ValueError(f"board must be 3x3 or 9 cells, got {len(values)} values")
+    for v in values:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number)) or v not in (X, O, EMPTY):
+            raise ValueError(f"board cells must be 1 (X), -1 (O) or 0 (empty), got {v!r}")
+    return tuple(int(v) for v in values)
+
+
+def _result_of(cells: tuple[int, ...]) -> int:
+    for a, b, c in WIN_LINES:
+        if cells[a] != EMPTY and cells[a] == cells[b] == cells[c]:
+            return X_WON if cells[a] == X else O_WON
+    return DRAW if EMPTY not in cells else ONGOING
+
+
+class State:
+    """An immutable Tic-Tac-Toe position.
+
+    ``State(board=None, player=1)``: ``board`` is a 3x3 numpy array, a nested sequence, or a flat
+    sequence of 9 values in {1, -1, 0}; ``None`` is the empty board. ``player`` is the side to move.
+
+    Attributes (read-only):
+        board        3x3 numpy array (read-only) -- ``state.board[row, col]`` reads a cell.
+        cells        the same nine cells as a flat tuple, row-major (fast to read).
+        player       the side to move, 1 (X) or -1 (O).
+        end_of_game  the result code: 0 going on, 1 X won, -1 O won, 2 draw.
+    """
+
+    __slots__ = ("cells", "player", "end_of_game", "_hash", "_board", "_legal", "_children")
+
+    def __new__(cls, board=None, player: int = X) -> "State":
+        if player not in (X, O) or isinstance(player, bool):
+            raise ValueError(f"player must be 1 (X) or -1 (O), got {player!r}")
+        return _intern(_cells_from(board), int(player))
+
+    def _fill(self, cells: tuple[int, ...], player: int) -> None:
+        setter = object.__setattr__
+        setter(self, "cells", cells)
+        setter(self, "player", player)
+        setter(self, "end_of_game", _result_of(cells))
+        setter(self, "_hash", hash((cells, player)))
+        setter(self, "_board", None)
+        setter(self, "_legal", None)
+        setter(self, "_children", None)
+
+    # --- immutability and identity -------------------------------------------------------------
+    def __setattr__(self, name, value):
+        raise AttributeError(f"State is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"State is immutable: cannot delete {name!r}")
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, State):
+            return NotImplemented
+        return self.cells == other.cells and self.player == other.player
+
+    def __reduce__(self):
+        # Pickling (torch.save, copy, deepcopy) goes through the constructor, so a loaded state is
+        # the one shared instance of its position.
+        return (State, (self.cells, self.player))
+
+    def copy(self) -> "State":
+        """A state equal to this one. States never change, so this is the same shared object."""
+        return self
+
+    # --- reading the position --------------------------------------------------------------------
+    @property
+    def board(self) -> np.ndarray:
+        if self._board is None:
+            array = np.array(self.cells, dtype=np.int64).reshape(SIZE, SIZE)
+            array.flags.writeable = False
+            object.__setattr__(self, "_board", array)
+        return self._board
+
+    def legal_actions(self) -> tuple[tuple[int, int], ...]:
+        """The empty cells as ``(row, col)`` pairs, row-major; none once the game is over."""
+        if self._legal is None:
+            legal = () if self.end_of_game else tuple(
+                ALL_CELLS[i] for i in range(9) if self.cells[i] == EMPTY)
+            object.__setattr__(self, "_legal", legal)
+        return self._legal
+
+    def children(self) -> dict[tuple[int, int], "State"]:
+        """``{action: state after it}`` for every legal action (computed once per position)."""
+        if self._children is None:
+            kids = {}
+            for action in self.legal_actions():
+                cells = list(self.cells)
+                cells[action[0] * SIZE + action[1]] = self.player
+                kids[action] = _intern(tuple(cells), -self.player)
+            object.__setattr__(self, "_children", kids)
+        return self._children
+
+    def __repr__(self) -> str:
+        return f"State({list(self.cells)}, player={self.player})"
+
+    def __str__(self) -> str:
+        rows = (" ".join(_SYMBOLS[v] for v in self.cells[r * SIZE:(r + 1) * SIZE]) for r in range(SIZE))
+        return "\n".join(rows)
+
+
+def _intern(cells: tuple[int, ...], player: int) -> State:
+    """The one shared State for these (already valid) cells and side to move."""
+    key = (cells, player)
+    state = _INTERNED.get(key)
+    if state is None:
+        state = object.__new__(State)
+        state._fill(cells, player)
+        _INTERNED[key] = state
+    return state
+
+
+def all_states(start: State | None = None) -> list[State]:
+    """Every position reachable from ``start`` (default: the empty board), each once."""
+    start = start or State()
+    seen = {start}
+    frontier: list[State] = [start]
+    while frontier:
+        state = frontier.pop()
+        for child in state.children().values():
+            if child not in seen:
+                seen.add(child)
+                frontier.append(child)
+    return list(seen)
+
+
+def symbol(player: int) -> str:
+    """'X' for 1, 'O' for -1."""
+    return _SYMBOLS[player]
+
+
+def parse_moves(text: str, start: State | None = None) -> State:
+    """Play moves written as ``"1,1 0,0"`` (row,col pairs, 0-based) from ``start``; raise ValueError."""
+    state = start or State()
+    for token in text.split():
+        parts = token.split(",")
+        if len(parts) != 2 or not all(p.strip().lstrip("-").isdigit() for p in parts):
+            raise ValueError(f"move {token!r} is not 'row,col'")
+        action = (int(parts[0]), int(parts[1]))
+        if action not in state.children():
+            raise ValueError(f"move {token!r} is not legal in this position")
+        state = state.children()[action]
+    return state

@@ -1,0 +1,78 @@
+"""Command-line plumbing shared by every script: argument types and one-line errors (exit 2)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable
+
+USAGE_ERROR = 2      # bad arguments or unusable input
+INTERRUPTED = 130    # Ctrl-C (128 + SIGINT)
+MAX_COUNT = 10**9    # larger counts are typos, not plans
+
+
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one line on stderr and exit status 2."""
+
+    def error(self, message: str):
+        fail(f"{self.prog}: error: {message} (see --help)")
+
+
+def fail(message: str):
+    """Print ``message`` as one line on stderr and exit with status 2."""
+    print(" ".join(str(message).split()), file=sys.stderr)
+    sys.exit(USAGE_ERROR)
+
+
+def _number(text: str, kind: Callable, what: str):
+    if not text.isascii() or not text.strip():
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+
+
+def count(text: str) -> int:
+    """A whole number from 1 to 10**9 (games, episodes)."""
+    value = _number(text, int, "a whole number")
+    if not 1 <= value <= MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_COUNT:,}, got {value}")
+    return value
+
+
+def seed(text: str) -> int:
+    """A whole number from 0 to 2**32 - 1."""
+    value = _number(text, int, "a whole number")
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 2**32 - 1, got {value}")
+    return value
+
+
+def unit_interval(text: str) -> float:
+    """A number in (0, 1] (learning rates, discount factors)."""
+    value = _number(text, float, "a number")
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """A number of seconds from 0 to one hour."""
+    value = _number(text, float, "a number of seconds")
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 3600 seconds, got {text}")
+    return value
+
+
+def run(main: Callable[[], int | None]) -> None:
+    """Run a script's ``main`` and exit with its status; bad input (``ValueError``, including a
+    bad table file or agent spec) becomes one line and status 2, Ctrl-C a short note and 130."""
+    try:
+        status = main()
+    except ValueError as error:
+        fail(f"error: {error}")
+    except KeyboardInterrupt:
+        print("\nInterrupted.", file=sys.stderr)
+        sys.exit(INTERRUPTED)
+    sys.exit(status or 0)

@@ -1,0 +1,27 @@
+"""Shared test set-up: run from the project root, no real window, and the course's fixtures."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+# The course's original tables live beside the project (never copied into it); a user's clone has
+# no such folder, CI has.
+FIXTURES = ROOT.parent / "shared" / "fixtures" / "original-course"
+
+
+@pytest.fixture
+def fixture_path():
+    """Path of a course fixture by file name; skips the test when the fixtures are absent."""
+    def find(name: str) -> str:
+        path = FIXTURES / name
+        if not path.is_file():
+            pytest.skip(f"course fixture {name} not found beside the project ({FIXTURES})")
+        return str(path)
+    return find

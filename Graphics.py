@@ -1,0 +1,273 @@
+"""Everything the game window shows, and which board cell a mouse position falls in.
+
+This file only draws: it never decides whose turn it is or who has won (that is ``TicTacToe.py``
+and ``Game.py``). ``Game.py`` describes what to show in a ``View`` and calls ``Graphics.draw``.
+
+The window has three bands: a header (whose turn it is or who won, and the running score), the
+board (a square, as large as fits), and a footer (the keys). ``resize`` lays them out again for a
+new window size; ``cell_at`` maps a mouse position to a cell of the current layout.
+
+The H overlay shades every empty cell by what the computer thinks of it, a Q-value or a move
+probability, and writes the number in the cell: green for a positive value, purple for a negative
+one, the stronger the larger (the largest value of the position gets the strongest colour). The
+cell(s) with the largest value, the computer's choice, are outlined.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import NamedTuple
+
+# pygame greets on import unless told not to; scripts should print only their own output.
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+import pygame
+import pygame.gfxdraw
+
+from State import EMPTY, SIZE, WIN_LINES, X, State
+
+Action = tuple[int, int]
+Colour = tuple[int, int, int]
+
+DEFAULT_SIZE = (480, 600)
+MIN_SIZE = (240, 300)
+
+BACKGROUND: Colour = (246, 243, 235)
+HEADER_BACKGROUND: Colour = (38, 50, 72)
+HEADER_TEXT: Colour = (245, 245, 245)
+SCORE_TEXT: Colour = (178, 190, 212)
+FOOTER_TEXT: Colour = (105, 110, 125)
+GRID: Colour = (60, 64, 80)
+X_COLOUR: Colour = (45, 85, 160)
+O_COLOUR: Colour = (200, 60, 50)
+WIN_LINE: Colour = (30, 30, 30)
+LAST_MOVE: Colour = (250, 232, 170)
+NUMBER_TEXT: Colour = (25, 25, 25)
+
+# Overlay colours: a positive Q-value or a probability shades green, a negative Q-value purple.
+GOOD: Colour = (40, 165, 85)
+BAD: Colour = (145, 70, 185)
+# The strongest value of a position mixes this much of its colour into the cell.
+MAX_SHADE = 0.8
+CHOICE: Colour = (20, 95, 50)   # outline of the cell(s) with the largest value
+
+Q_VALUES, PROBABILITIES = "q", "p"
+
+# Proportions of the layout, relative to the window or to one cell.
+HEADER_SHARE, FOOTER_SHARE, MARGIN_SHARE = 0.15, 0.06, 0.04
+MIN_HEADER, MIN_FOOTER = 60, 26   # pixels: below this the text would be too small to read
+MARK_INSET = 0.22        # X and O keep this share of the cell free on each side
+MARK_WIDTH = 0.09        # stroke of X and O
+GRID_WIDTH = 0.014       # grid lines, relative to the board side
+CHOICE_BORDER = 0.025    # outline of the computer's choice, relative to the cell
+NUMBER_SIZE = 0.24       # overlay numbers, relative to the cell
+
+
+class Overlay(NamedTuple):
+    """The computer's view of the empty cells: ``values`` maps each to a Q-value (``kind`` "q")
+    or a move probability (``kind`` "p")."""
+    values: dict[Action, float]
+    kind: str
+
+
+class View(NamedTuple):
+    """What the window shows: the position, the header lines, the footer, the overlay (if any)
+    and the last move played (lightly highlighted)."""
+    state: State
+    status: str
+    score: str
+    footer: str
+    overlay: Overlay | None = None
+    last_move: Action | None = None
+
+
+def shade(value: float, largest: float) -> Colour:
+    """The cell colour for an overlay ``value`` when the largest size among the shown values is
+    ``largest``: the background mixed with green (value >= 0) or purple (value < 0), in proportion
+    to ``|value| / largest``. So the strongest value of a position gets the strongest colour, and
+    zero leaves the background."""
+    if not (math.isfinite(value) and math.isfinite(largest)):
+        raise ValueError(f"overlay values must be finite numbers, got {value!r} of {largest!r}")
+    hue = BAD if value < 0 else GOOD
+    share = MAX_SHADE * min(1.0, abs(value) / largest) if largest > 0 else 0.0
+    return tuple(round(b + (h - b) * share) for b, h in zip(BACKGROUND, hue))
+
+
+def format_value(value: float, kind: str) -> str:
+    """The number written in a shaded cell: a signed Q-value ``+0.83`` or a percentage ``50%``."""
+    return f"{value:+.2f}" if kind == Q_VALUES else f"{value:.0%}"
+
+
+def winning_line(state: State) -> tuple[Action, Action] | None:
+    """The two end cells of the line of three that won the game, or ``None`` (no winner)."""
+    cells = state.cells
+    for a, b, c in WIN_LINES:
+        if cells[a] != EMPTY and cells[a] == cells[b] == cells[c]:
+            return divmod(a, SIZE), divmod(c, SIZE)
+    return None
+
+
+class Graphics:
+    """Layout and drawing for a window of ``size`` pixels (width, height).
+
+    Needs no window: ``draw`` paints onto any ``pygame.Surface`` (the window, or an image).
+    """
+
+    def __init__(self, size: tuple[int, int] = DEFAULT_SIZE) -> None:
+        pygame.font.init()
+        self._fonts: dict[int, pygame.font.Font] = {}
+        self.resize(size)
+
+    # --- layout ----------------------------------------------------------------------------------
+    def resize(self, size: tuple[int, int]) -> tuple[int, int]:
+        """Lay the window out again for ``size`` (at least ``MIN_SIZE``); return the size used."""
+        width = max(MIN_SIZE[0], int(size[0]))
+        height = max(MIN_SIZE[1], int(size[1]))
+        self.size = (width, height)
+        header = max(MIN_HEADER, round(height * HEADER_SHARE))
+        footer = max(MIN_FOOTER, round(height * FOOTER_SHARE))
+        self.header = pygame.Rect(0, 0, width, header)
+        self.footer = pygame.Rect(0, height - footer, width, footer)
+        margin = round(min(width, height) * MARGIN_SHARE)
+        free = pygame.Rect(margin, self.header.bottom + margin, width - 2 * margin,
+                           self.footer.top - self.header.bottom - 2 * margin)
+        # A side divisible by 3 gives every cell the same whole number of pixels.
+        side = min(free.width, free.height) // SIZE * SIZE
+        self.board = pygame.Rect(0, 0, side, side)
+        self.board.center = free.center
+        self.cell = side // SIZE
+        return self.size
+
+    def cell_rect(self, action: Action) -> pygame.Rect:
+        """The pixels of cell ``(row, col)``."""
+        row, col = action
+        return pygame.Rect(self.board.left + col * self.cell, self.board.top + row * self.cell,
+                           self.cell, self.cell)
+
+    def cell_at(self, pos: tuple[int, int]) -> Action | None:
+        """The cell ``(row, col)`` under the pixel ``pos`` (x, y), or ``None`` outside the board."""
+        x, y = pos
+        if not self.board.collidepoint(x, y):
+            return None
+        return (y - self.board.top) // self.cell, (x - self.board.left) // self.cell
+
+    # --- drawing ---------------------------------------------------------------------------------
+    def draw(self, surface: pygame.Surface, view: View) -> None:
+        """Paint ``view`` onto ``surface`` (which should have this layout's size)."""
+        surface.fill(BACKGROUND)
+        self._draw_header(surface, view)
+        self._draw_cells(surface, view)
+        self._draw_grid(surface)
+        self._draw_marks(surface, view)
+        self._draw_win(surface, view.state)
+        self._text(surface, view.footer, self.footer.height * 0.5, FOOTER_TEXT, self.footer.center)
+
+    def _draw_header(self, surface: pygame.Surface, view: View) -> None:
+        surface.fill(HEADER_BACKGROUND, self.header)
+        top, height = self.header.top, self.header.height
+        self._text(surface, view.status, height * 0.40, HEADER_TEXT,
+                   (self.header.centerx, top + height * 0.36))
+        self._text(surface, view.score, height * 0.24, SCORE_TEXT,
+                   (self.header.centerx, top + height * 0.76))
+
+    def _draw_cells(self, surface: pygame.Surface, view: View) -> None:
+        """Cell backgrounds: the last move highlighted; with the overlay, empty cells shaded and
+        numbered, and the cells of the largest value (the computer's choice) outlined."""
+        if view.last_move is not None:
+            surface.fill(LAST_MOVE, self.cell_rect(view.last_move))
+        if view.overlay is None:
+            return
+        values = {action: value for action, value in view.overlay.values.items()
+                  if view.state.board[action] == EMPTY}
+        if not values:
+            return
+        largest = max(abs(value) for value in values.values())
+        best = max(values.values())
+        choice_is_clear = min(values.values()) < best
+        for action, value in values.items():
+            rect = self.cell_rect(action)
+            surface.fill(shade(value, largest), rect)
+            self._text(surface, format_value(value, view.overlay.kind), self.cell * NUMBER_SIZE,
+                       NUMBER_TEXT, rect.center)
+            if choice_is_clear and value == best:
+                border = max(2, round(self.cell * CHOICE_BORDER))
+                pygame.draw.rect(surface, CHOICE, rect.inflate(-3 * border, -3 * border), border)
+
+    def _draw_grid(self, surface: pygame.Surface) -> None:
+        width = max(2, round(self.board.width * GRID_WIDTH))
+        for i in range(1, SIZE):
+            offset = i * self.cell - width // 2
+            surface.fill(GRID, (self.board.left + offset, self.board.top, width, self.board.height))
+            surface.fill(GRID, (self.board.left, self.board.top + offset, self.board.width, width))
+
+    def _draw_marks(self, surface: pygame.Surface, view: View) -> None:
+        stroke = max(3, round(self.cell * MARK_WIDTH))
+        for index, value in enumerate(view.state.cells):
+            if value == EMPTY:
+                continue
+            action = divmod(index, SIZE)
+            rect = self.cell_rect(action)
+            inset = round(self.cell * MARK_INSET)
+            inner = rect.inflate(-2 * inset, -2 * inset)
+            if value == X:
+                _thick_line(surface, X_COLOUR, inner.topleft, inner.bottomright, stroke)
+                _thick_line(surface, X_COLOUR, inner.bottomleft, inner.topright, stroke)
+            else:
+                inside = LAST_MOVE if action == view.last_move else BACKGROUND
+                _ring(surface, O_COLOUR, rect.center, inner.width // 2 + stroke // 2, stroke, inside)
+
+    def _draw_win(self, surface: pygame.Surface, state: State) -> None:
+        ends = winning_line(state)
+        if ends is None:
+            return
+        start, end = (self.cell_rect(action).center for action in ends)
+        # Reach a little past the outer cells' centres so the line spans the three marks.
+        dx, dy = end[0] - start[0], end[1] - start[1]
+        reach = self.cell * 0.3 / math.hypot(dx, dy)
+        start = (start[0] - dx * reach, start[1] - dy * reach)
+        end = (end[0] + dx * reach, end[1] + dy * reach)
+        _thick_line(surface, WIN_LINE, start, end, max(3, round(self.cell * 0.05)))
+
+    def _font(self, pixels: float) -> pygame.font.Font:
+        size = max(8, round(pixels))
+        if size not in self._fonts:
+            self._fonts[size] = pygame.font.Font(None, size)  # pygame's bundled font
+        return self._fonts[size]
+
+    def _text(self, surface: pygame.Surface, text: str, pixels: float, colour: Colour,
+              center: tuple[float, float]) -> None:
+        """Write ``text`` centred on ``center``, shrunk if needed to fit the window's width."""
+        if not text:
+            return
+        image = self._font(pixels).render(text, True, colour)
+        room = self.size[0] * 0.94
+        if image.get_width() > room:
+            scale = room / image.get_width()
+            image = pygame.transform.smoothscale(
+                image, (round(image.get_width() * scale), max(1, round(image.get_height() * scale))))
+        surface.blit(image, image.get_rect(center=(round(center[0]), round(center[1]))))
+
+
+def _thick_line(surface: pygame.Surface, colour: Colour, start, end, width: int) -> None:
+    """A smooth line ``width`` pixels thick with round ends (pygame's own thick lines are jagged)."""
+    (x1, y1), (x2, y2) = start, end
+    length = math.hypot(x2 - x1, y2 - y1) or 1.0
+    nx, ny = -(y2 - y1) / length * width / 2, (x2 - x1) / length * width / 2
+    corners = [(x1 + nx, y1 + ny), (x2 + nx, y2 + ny), (x2 - nx, y2 - ny), (x1 - nx, y1 - ny)]
+    pygame.gfxdraw.aapolygon(surface, corners, colour)
+    pygame.gfxdraw.filled_polygon(surface, corners, colour)
+    for x, y in (start, end):
+        _disc(surface, colour, (x, y), width / 2)
+
+
+def _disc(surface: pygame.Surface, colour: Colour, center, radius: float) -> None:
+    x, y, r = round(center[0]), round(center[1]), max(1, round(radius))
+    pygame.gfxdraw.aacircle(surface, x, y, r, colour)
+    pygame.gfxdraw.filled_circle(surface, x, y, r, colour)
+
+
+def _ring(surface: pygame.Surface, colour: Colour, center, radius: int, width: int,
+          inside: Colour) -> None:
+    """A smooth ring: a disc of ``colour`` with a disc of the cell's colour ``inside`` on top."""
+    _disc(surface, colour, center, radius)
+    _disc(surface, inside, center, radius - width)

@@ -1,0 +1,63 @@
+"""The human player: a move is a mouse click on an empty cell of the game window."""
+
+from __future__ import annotations
+
+import os
+
+# pygame greets on import unless told not to; scripts should print only their own output.
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+import pygame
+
+from Agent import Agent
+from State import State
+from TicTacToe import Action, TicTacToe
+
+LEFT_BUTTON = 1
+
+
+class HumanMoveError(ValueError):
+    """A human player was asked for a move outside the game window (e.g. by ``Tester.py``)."""
+
+
+class Human_Agent(Agent):
+    """A person playing ``player`` (1 X, -1 O) by clicking in the window drawn by ``graphics``.
+
+    ``agent(events, state)`` returns the cell of the first left click on an empty cell when it is
+    this player's turn in ``state``, and ``None`` otherwise: clicks on occupied cells, outside the
+    board, with another button, or out of turn are ignored. So the game loop simply asks again with
+    the next events until it gets a move.
+
+    A human cannot state move probabilities, and cannot be asked for a move without a window:
+    ``action_probs`` and ``get_action`` raise ``HumanMoveError`` (a ``ValueError``, so scripts turn
+    it into one line and exit status 2). Play a human only in ``Game.py``.
+    """
+
+    def __init__(self, player: int, env: TicTacToe | None = None, graphics=None) -> None:
+        super().__init__(player, env)
+        self.graphics = graphics
+
+    def __call__(self, events=None, state: State | None = None) -> Action | None:
+        """The clicked legal cell ``(row, col)`` among ``events``, or ``None`` if there is none."""
+        state = state if state is not None else self.env.state
+        if state.player != self.player:
+            return None
+        for event in events or ():
+            if event.type != pygame.MOUSEBUTTONDOWN or event.button != LEFT_BUTTON:
+                continue
+            if self.graphics is None:
+                raise HumanMoveError("Human_Agent needs the game's graphics to tell which cell "
+                                     "was clicked: make it with graphics=...")
+            cell = self.graphics.cell_at(event.pos)
+            if cell is not None and self.env.legal(state, cell):
+                return cell
+        return None
+
+    def action_probs(self, state: State) -> dict[Action, float]:
+        """Always raises ``HumanMoveError``: nobody can say in advance how a person will play."""
+        raise HumanMoveError("a human player has no move probabilities; exact tools need a "
+                             "computer agent (random, advanced, minimax, or a Q-table)")
+
+    def get_action(self, state: State, epoch: int | None = None) -> Action:
+        """Always raises ``HumanMoveError``: a human moves by clicking in the ``Game.py`` window."""
+        raise HumanMoveError("a human moves by clicking in the game window (python Game.py); "
+                             "here pick a computer agent (random, advanced, minimax, or a Q-table)")

@@ -223,9 +223,9 @@ class Game:
         state = self.env.state
         if self.show_values and not state.end_of_game:
             if all(map(self.is_human, (X, O))):
-                return "H on: there is no computer player to show values for"
+                return f"H on: no computer player to show values for  ·  {keys}"
             if self.is_human(state.player):
-                return "H on: the computer's values show on its turn"
+                return f"H on: the computer's values show on its turn  ·  {keys}"
             shown = "Q-values" if hasattr(self.agents[state.player], "get_Q") else "move chances"
             return f"H on: {shown} of {self.label(state.player)}  ·  {keys}"
         return f"Click a cell  ·  {keys}" if any(map(self.is_human, (X, O))) else keys

@@ -3,6 +3,8 @@
 A spec is a name -- ``human``, ``random``, ``advanced``, ``minimax``, ``playout``, ``mcts`` -- or
 the path of a saved Q-table (``Data/Q_MC_X.pth``). Options follow a colon, comma-separated:
 ``playout:pnum=200``, ``mcts:time=0.05``, ``minimax:style=greedy``, ``advanced:random_step=3``.
+Specs joined by ``+`` make a mixture: ``random+advanced+minimax`` lets a different one of them
+choose each move (with equal chances) -- a varied training opponent.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ import importlib
 import inspect
 import os
 
-from TicTacToe import TicTacToe
+from Agent import Agent
+from State import State
+from TicTacToe import Action, TicTacToe
 
 # spec name -> (module, class); each module holds one agent class of the same name.
 AGENT_CLASSES = {
@@ -24,6 +28,7 @@ AGENT_CLASSES = {
 }
 TABLE_SUFFIX = ".pth"
 VALID_SPECS = ", ".join(AGENT_CLASSES) + f", or the path of a Q-table ({TABLE_SUFFIX})"
+MIXTURE_SEPARATOR = "+"
 
 
 class SpecError(ValueError):
@@ -64,13 +69,21 @@ def make_agent(spec: str, player: int, env: TicTacToe | None = None, seed: int |
     Raises ``SpecError`` for an unknown name or option, ``Q_Table.TableError`` for a bad table.
     """
     env = env if env is not None else TicTacToe()
+    if isinstance(spec, str) and MIXTURE_SEPARATOR in spec:
+        parts = [part.strip() for part in spec.split(MIXTURE_SEPARATOR)]
+        members = [make_agent(part, player, env, None if seed is None else f"{seed}:{index}",
+                              graphics) for index, part in enumerate(parts)]
+        return Mixture_Agent(player, env, members, seed=seed)
     if isinstance(spec, str) and is_table_path(spec.strip()):
         from AI_Agent import AI_Agent
         return AI_Agent(player, env, graphics=graphics, Q_table_PATH=spec.strip(), train=False)
     name, options = parse_spec(spec)
     if name not in AGENT_CLASSES:
         raise SpecError(f"unknown agent {spec!r}: use {VALID_SPECS}")
-    module = importlib.import_module(AGENT_CLASSES[name])
+    try:
+        module = importlib.import_module(AGENT_CLASSES[name])
+    except ImportError as error:
+        raise SpecError(f"agent {name!r} is not available: {error}") from None
     cls = getattr(module, AGENT_CLASSES[name])
     accepted = inspect.signature(cls).parameters
     for key in options:
@@ -85,6 +98,27 @@ def make_agent(spec: str, player: int, env: TicTacToe | None = None, seed: int |
         return cls(player, env, **options, **extra)
     except (TypeError, ValueError) as error:
         raise SpecError(f"agent {spec!r}: {error}") from None
+
+
+class Mixture_Agent(Agent):
+    """Lets one of ``members``, chosen uniformly at random, make each move.
+
+    Its move probabilities are the average of the members' (when they all can state theirs).
+    """
+
+    def __init__(self, player: int, env: TicTacToe, members: list, seed=None) -> None:
+        super().__init__(player, env, seed)
+        self.members = members
+
+    def action_probs(self, state: State) -> dict[Action, float]:
+        probs: dict[Action, float] = {}
+        for member in self.members:
+            for action, p in member.action_probs(state).items():
+                probs[action] = probs.get(action, 0.0) + p / len(self.members)
+        return probs
+
+    def get_action(self, state: State, epoch: int | None = None) -> Action:
+        return self.rng.choice(self.members).get_action(state, epoch)
 
 
 def describe(spec: str) -> str:

@@ -117,8 +117,8 @@ def best_response(opponent, unbeatable: bool = False,
     """The best expected result against ``opponent`` (an agent with ``player`` and
     ``action_probs``) and a deterministic policy ``{state: action}`` that reaches it.
 
-    "Best" maximises P(win) - P(loss) for the responder (the other side); among equal scores, the
-    move with fewer losses, then the first in row-major order. With ``unbeatable`` the responder
+    "Best" maximises P(win) - P(loss) for the responder (the other side); among moves with equal
+    scores the first in row-major order wins (SPEC section 6 reports the results of this rule). With ``unbeatable`` the responder
     only plays moves that keep its perfect-play result, so the policy never loses to anyone.
     The policy covers every position the game can reach against ``opponent``.
     """
@@ -138,7 +138,7 @@ def best_response(opponent, unbeatable: bool = False,
             for action in actions:
                 cx, co, cd = walk(children[action])
                 wins, losses = (cx, co) if me == X else (co, cx)
-                key = (round(wins - losses, 12), -round(losses, 12))
+                key = round(wins - losses, 12)
                 if best_key is None or key > best_key:
                     best_key, best_action, result = key, action, (cx, co, cd)
             policy[position] = best_action

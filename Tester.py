@@ -1,0 +1,167 @@
+"""Measure agents: play them against each other, or compute their results exactly.
+
+    python Tester.py                                      # the course's check: shipped X table vs advanced
+    python Tester.py --x Data/Q_MC_X.pth --o random --games 1000
+    python Tester.py --x playout --o minimax --games 200 --both     # first agent on both sides
+    python Tester.py --x Data/Q_MC_X.pth --o random --exact         # exact probabilities
+    python Tester.py --worst-case Data/Q_MC_O.pth                    # can it be beaten? how?
+    python Tester.py --optimum                                       # best possible results
+"""
+
+from __future__ import annotations
+
+import sys
+
+import cli
+from Agents import VALID_SPECS, describe, is_table_path, make_agent
+from Episode import play_games
+from Q_Table import load_table
+from Random_Agent import Random_Agent
+from Random_Agent_Advanced import Random_Agent_Advanced
+from Solver import best_response, exact_outcome, minimax_value, worst_case
+from State import O, State, X, symbol
+from TicTacToe import TicTacToe
+
+DEFAULT_X = "Data/Q_MC_X.pth"
+DEFAULT_O = "advanced"
+DEFAULT_GAMES = 1_000
+DEFAULT_SEED = 0
+OUTCOMES = ("win", "lose", "draw")
+
+
+def sides_of(spec: str) -> tuple[int, ...]:
+    """The sides an agent spec can play: a Q-table plays the one it was trained for."""
+    if is_table_path(spec):
+        return (load_table(spec)[1],)
+    return (X, O)
+
+
+def first_agent_results(first: str, second: str, side: int, games: int | None, seed: int,
+                        env: TicTacToe) -> tuple[float, float, float]:
+    """(wins, losses, draws) of agent ``first`` playing ``side`` against ``second``: counts of
+    ``games`` sampled games, or exact probabilities when ``games`` is None."""
+    me = make_agent(first, side, env, seed=seed)
+    other = make_agent(second, -side, env, seed=seed + 1)
+    x_agent, o_agent = (me, other) if side == X else (other, me)
+    if games is None:
+        outcome = exact_outcome(x_agent, o_agent)
+        x_wins, o_wins, draws = outcome["x_wins"], outcome["o_wins"], outcome["draws"]
+    else:
+        x_wins, o_wins, draws = play_games(x_agent, o_agent, env, games,
+                                           progress=f"{first} as {symbol(side)}")
+    return (x_wins, o_wins, draws) if side == X else (o_wins, x_wins, draws)
+
+
+def results_table(rows: list[tuple[str, tuple[float, float, float]]], exact: bool) -> str:
+    """The tournament layout: one row per side and a total; counts, then ratios."""
+    header = f"{'':8}" + ("" if exact else "".join(f"{name:>9}" for name in OUTCOMES) + "   |") \
+        + "".join(f"{name:>10}" for name in OUTCOMES)
+    lines = [header]
+    for label, values in rows:
+        total = sum(values)
+        ratios = "".join(f"{v / total:>10.6f}" if exact else f"{v / total:>10.3f}" for v in values)
+        counts = "" if exact else "".join(f"{int(v):>9,}" for v in values) + "   |"
+        lines.append(f"{label:8}{counts}{ratios}")
+    return "\n".join(lines)
+
+
+def compare(first: str, second: str, games: int | None, seed: int, both: bool) -> str:
+    """Results of ``first`` against ``second``: as X, as O (with ``both``, or when ``first`` only
+    plays O), and in total."""
+    env = TicTacToe()
+    sides = sides_of(first) if both else (sides_of(first)[0],)
+    rows = [(f"as {symbol(side)}", first_agent_results(first, second, side, games, seed, env))
+            for side in sides]
+    if len(rows) > 1:
+        rows.append(("total", tuple(sum(column) for column in zip(*(r[1] for r in rows)))))
+    kind = "exact probabilities" if games is None else f"{games:,} games per side, seed {seed}"
+    title = f"{describe(first)} against {describe(second)} ({kind})"
+    return title + "\n" + results_table(rows, exact=games is None)
+
+
+def draw_line(line: list, start: State | None = None) -> str:
+    """The boards of a line of moves, one after another, numbered."""
+    state = start or State()
+    boards = []
+    for number, action in enumerate(line, 1):
+        mover = symbol(state.player)
+        state = state.children()[action]
+        boards.append(f"{number}. {mover} plays {action[0]},{action[1]}\n{state}")
+    return "\n\n".join(boards)
+
+
+def worst_case_report(spec: str, seed: int) -> str:
+    """Whether the agent can be beaten on each side it plays, and how (board by board)."""
+    env = TicTacToe()
+    parts = []
+    for side in sides_of(spec):
+        agent = make_agent(spec, side, env, seed=seed)
+        if not hasattr(agent, "action_probs"):
+            raise ValueError(f"agent {spec!r} cannot state its move probabilities, so its worst "
+                             "case cannot be computed")
+        value, line = worst_case(agent)
+        name = f"{describe(spec)} playing {symbol(side)}"
+        if line is None:
+            verdict = "always wins" if value > 0 else "at worst a draw"
+            parts.append(f"{name}: unbeatable -- no sequence of {symbol(-side)} moves beats it "
+                         f"({verdict}).")
+        else:
+            parts.append(f"{name}: CAN BE BEATEN in {len(line)} moves "
+                         f"({' '.join(f'{r},{c}' for r, c in line)}):\n\n{draw_line(line)}\n\n"
+                         f"{symbol(-side)} wins.")
+    return "\n\n".join(parts)
+
+
+def optimum_report() -> str:
+    """The best possible results against ``random`` and ``advanced`` for X and for O, with and
+    without the restriction to policies that can never lose (computed, SPEC section 6)."""
+    lines = [f"perfect play from the empty board: "
+             f"{ {1: 'X wins', 0: 'draw', -1: 'O wins'}[minimax_value()] }",
+             f"{'best reply':28}{'wins':>10}{'losses':>10}{'draws':>10}"]
+    for name, cls in (("random", Random_Agent), ("advanced", Random_Agent_Advanced)):
+        for side in (X, O):
+            for unbeatable in (False, True):
+                outcome, _ = best_response(cls(-side), unbeatable=unbeatable)
+                wins, losses = (outcome["x_wins"], outcome["o_wins"]) if side == X \
+                    else (outcome["o_wins"], outcome["x_wins"])
+                label = f"{symbol(side)} vs {name}" + (", unbeatable" if unbeatable else "")
+                lines.append(f"{label:28}{wins:>10.6f}{losses:>10.6f}{outcome['draws']:>10.6f}")
+    return "\n".join(lines)
+
+
+def build_parser() -> cli.Parser:
+    parser = cli.Parser(prog="Tester.py", description="Measure agents by sampled games or exactly.",
+                        epilog=f"Agent specs: {VALID_SPECS}. Options follow a colon, e.g. "
+                               "'playout:pnum=200', 'mcts:time=0.05', 'minimax:style=greedy'.")
+    parser.add_argument("--x", default=DEFAULT_X, metavar="SPEC",
+                        help=f"the first agent; it plays X (default: {DEFAULT_X})")
+    parser.add_argument("--o", default=DEFAULT_O, metavar="SPEC",
+                        help=f"its opponent; it plays O (default: {DEFAULT_O})")
+    parser.add_argument("--games", type=cli.count, default=DEFAULT_GAMES,
+                        help=f"games per side (default: {DEFAULT_GAMES:,})")
+    parser.add_argument("--seed", type=cli.seed, default=DEFAULT_SEED,
+                        help=f"random seed (default: {DEFAULT_SEED})")
+    parser.add_argument("--both", action="store_true",
+                        help="the first agent also plays O against the second (sides swapped)")
+    parser.add_argument("--exact", action="store_true",
+                        help="exact probabilities by walking the game tree instead of sampling")
+    parser.add_argument("--worst-case", metavar="SPEC",
+                        help="can this agent be beaten? if so, show a line that beats it")
+    parser.add_argument("--optimum", action="store_true",
+                        help="print the best possible results against random and advanced")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.optimum:
+        print(optimum_report())
+    elif args.worst_case is not None:
+        print(worst_case_report(args.worst_case, args.seed))
+    else:
+        print(compare(args.x, args.o, None if args.exact else args.games, args.seed, args.both))
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run(lambda: main(sys.argv[1:]))

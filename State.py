@@ -117,8 +117,10 @@ class State:
     @property
     def board(self) -> np.ndarray:
         if self._board is None:
-            array = np.array(self.cells, dtype=np.int64).reshape(SIZE, SIZE)
-            array.flags.writeable = False
+            # A view of immutable bytes: unlike a plain read-only array, it cannot be made
+            # writeable again, so no one can change a position through its board.
+            array = np.frombuffer(np.array(self.cells, dtype=np.int64).tobytes(),
+                                  dtype=np.int64).reshape(SIZE, SIZE)
             object.__setattr__(self, "_board", array)
         return self._board
 

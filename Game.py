@@ -23,7 +23,8 @@ import pygame
 
 import cli
 from Agents import is_table_path, make_agent, parse_spec
-from Graphics import DEFAULT_SIZE, PROBABILITIES, Q_VALUES, Graphics, Overlay, View
+from Graphics import (DEFAULT_SIZE, PROBABILITIES, Q_VALUES, SEARCH_SCORES, VALUE_NAMES, Graphics,
+                      Overlay, View)
 from Human_Agent import Human_Agent
 from State import DRAW, O, O_WON, X, X_WON, State, symbol
 from TicTacToe import Action, TicTacToe
@@ -36,13 +37,19 @@ FRAMES_PER_SECOND = 30
 TITLE = "Tic-Tac-Toe"
 
 
-def computer_values(agent, state: State) -> Overlay:
+def computer_values(agent, state: State) -> Overlay | None:
     """What ``agent`` thinks of each legal move in ``state``: its Q-values if it has a Q-table,
-    otherwise its move probabilities."""
+    the scores it chooses by if it is a search agent (``analyse``), otherwise its move
+    probabilities; ``None`` if it cannot say."""
     if hasattr(agent, "get_Q"):
         return Overlay({action: agent.get_Q(state, action) for action in state.legal_actions()},
                        Q_VALUES)
-    probs = agent.action_probs(state)
+    if hasattr(agent, "analyse"):
+        return Overlay(dict(agent.analyse(state)), SEARCH_SCORES)
+    try:
+        probs = agent.action_probs(state)
+    except NotImplementedError:
+        return None
     return Overlay({action: probs.get(action, 0.0) for action in state.legal_actions()},
                    PROBABILITIES)
 
@@ -91,6 +98,7 @@ class Game:
 
     # --- who is who --------------------------------------------------------------------------------
     def is_human(self, side: int) -> bool:
+        """Whether ``side`` is played by a person (moves by clicking)."""
         return isinstance(self.agents[side], Human_Agent)
 
     def is_you(self, side: int) -> bool:
@@ -168,6 +176,7 @@ class Game:
         if self.is_human(state.player):
             return
         if self._pending is None or self._pending[0] is not state:
+            self._values_future()  # with H on, the values are worked out first, then the move
             self._pending = (state, self._ask(self.agents[state.player], None, state))
         future = self._pending[1]
         if future.done() and now - self.turn_started >= self.think_time():
@@ -188,13 +197,17 @@ class Game:
     # --- what the window shows ---------------------------------------------------------------------
     def overlay(self) -> Overlay | None:
         """The values of the computer to move, when H is on and they are ready; else ``None``."""
+        future = self._values_future()
+        return future.result() if future is not None and future.done() else None
+
+    def _values_future(self) -> Future | None:
+        """The values of the computer to move, asked for once per position while H is on."""
         state = self.env.state
         if not self.show_values or state.end_of_game or self.is_human(state.player):
             return None
         if state not in self._values:
             self._values[state] = self._ask(computer_values, self.agents[state.player], state)
-        future = self._values[state]
-        return future.result() if future.done() else None
+        return self._values[state]
 
     def status(self) -> str:
         """The header's first line: whose turn it is, or who won."""
@@ -218,7 +231,7 @@ class Game:
                 f"  ·  draws {self.score[DRAW]}")
 
     def footer(self) -> str:
-        """The footer: the keys, and with H on whose values are shown (or why none are)."""
+        """The footer line: the keys, and with H on whose values are shown (or why none are)."""
         keys = "R new game  ·  H values  ·  Esc quit"
         state = self.env.state
         if self.show_values and not state.end_of_game:
@@ -226,8 +239,13 @@ class Game:
                 return f"H on: no computer player to show values for  ·  {keys}"
             if self.is_human(state.player):
                 return f"H on: the computer's values show on its turn  ·  {keys}"
-            shown = "Q-values" if hasattr(self.agents[state.player], "get_Q") else "move chances"
-            return f"H on: {shown} of {self.label(state.player)}  ·  {keys}"
+            future = self._values_future()
+            if not future.done():
+                return f"H on: working out the values of {self.label(state.player)}"
+            overlay = future.result()
+            if overlay is None:
+                return f"H on: {self.label(state.player)} cannot state its values  ·  {keys}"
+            return f"H on: {VALUE_NAMES[overlay.kind]} of {self.label(state.player)}  ·  {keys}"
         return f"Click a cell  ·  {keys}" if any(map(self.is_human, (X, O))) else keys
 
     def view(self) -> View:

@@ -7,8 +7,8 @@ The window has three bands: a header (whose turn it is or who won, and the runni
 board (a square, as large as fits), and a footer (the keys). ``resize`` lays them out again for a
 new window size; ``cell_at`` maps a mouse position to a cell of the current layout.
 
-The H overlay shades every empty cell by what the computer thinks of it, a Q-value or a move
-probability, and writes the number in the cell: green for a positive value, purple for a negative
+The H overlay shades every empty cell by what the computer thinks of it (a Q-value, a move
+probability, or the score a search agent chooses by) and writes the number in the cell: green for a positive value, purple for a negative
 one, the stronger the larger (the largest value of the position gets the strongest colour). The
 cell(s) with the largest value, the computer's choice, are outlined.
 """
@@ -44,14 +44,18 @@ WIN_LINE: Colour = (30, 30, 30)
 LAST_MOVE: Colour = (250, 232, 170)
 NUMBER_TEXT: Colour = (25, 25, 25)
 
-# Overlay colours: a positive Q-value or a probability shades green, a negative Q-value purple.
+# Overlay colours: a positive value (a good move, a likely move) shades green, a negative purple.
 GOOD: Colour = (40, 165, 85)
 BAD: Colour = (145, 70, 185)
 # The strongest value of a position mixes this much of its colour into the cell.
 MAX_SHADE = 0.8
 CHOICE: Colour = (20, 95, 50)   # outline of the cell(s) with the largest value
 
-Q_VALUES, PROBABILITIES = "q", "p"
+# Kinds of overlay values: Q-values of a table, move probabilities of a policy, and the numbers
+# a search agent chooses by (win rates, mean results or visit counts), each with its name.
+Q_VALUES, PROBABILITIES, SEARCH_SCORES = "q", "p", "s"
+VALUE_NAMES = {Q_VALUES: "Q-values", PROBABILITIES: "move probabilities",
+               SEARCH_SCORES: "search scores"}
 
 # Proportions of the layout, relative to the window or to one cell.
 HEADER_SHARE, FOOTER_SHARE, MARGIN_SHARE = 0.15, 0.06, 0.04
@@ -64,8 +68,8 @@ NUMBER_SIZE = 0.24       # overlay numbers, relative to the cell
 
 
 class Overlay(NamedTuple):
-    """The computer's view of the empty cells: ``values`` maps each to a Q-value (``kind`` "q")
-    or a move probability (``kind`` "p")."""
+    """The computer's view of the empty cells: ``values`` maps each to a Q-value (``kind`` "q"),
+    a move probability ("p") or a search agent's score ("s")."""
     values: dict[Action, float]
     kind: str
 
@@ -94,8 +98,13 @@ def shade(value: float, largest: float) -> Colour:
 
 
 def format_value(value: float, kind: str) -> str:
-    """The number written in a shaded cell: a signed Q-value ``+0.83`` or a percentage ``50%``."""
-    return f"{value:+.2f}" if kind == Q_VALUES else f"{value:.0%}"
+    """The number written in a shaded cell: a signed Q-value ``+0.83``, a probability as a
+    percentage ``50%``, a search score ``0.62`` (or a count such as ``1234``)."""
+    if kind == Q_VALUES:
+        return f"{value:+.2f}"
+    if kind == PROBABILITIES:
+        return f"{value:.0%}"
+    return f"{value:.2f}" if abs(value) < 10 else f"{value:.0f}"
 
 
 def winning_line(state: State) -> tuple[Action, Action] | None:

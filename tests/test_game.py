@@ -415,6 +415,48 @@ def test_overlay_with_the_shipped_table_marks_its_choice():
         cell: agent.get_Q(state, cell) for cell in ALL_CELLS}
 
 
+class Searcher:
+    """A stand-in search agent: it chooses by scores it can show (``analyse``)."""
+    def __init__(self, player):
+        self.player = player
+
+    def analyse(self, state):
+        return {action: 0.1 * i for i, action in enumerate(state.legal_actions())}
+
+    def __call__(self, events=None, state=None):
+        return state.legal_actions()[-1]
+
+
+class Mystery:
+    """A stand-in agent that cannot state its move probabilities."""
+    def __init__(self, player):
+        self.player = player
+
+    def __call__(self, events=None, state=None):
+        return state.legal_actions()[0]
+
+    def action_probs(self, state):
+        raise NotImplementedError("its moves are random draws it cannot describe")
+
+
+def test_overlay_of_a_search_agent_shows_its_scores_and_others_say_why_not():
+    game, _ = make_game("random", "human", delay=1.0)
+    press(game, pygame.K_h)
+    game.agents[X] = Searcher(X)
+    overlay = game.overlay()
+    assert overlay.kind == "s" and overlay.values[(2, 2)] == pytest.approx(0.8)
+    assert "search scores of random (X)" in game.footer()
+    image = game.render()
+    scores = {cell: hue_score(image.get_at(probe(game.graphics, cell))) for cell in ALL_CELLS}
+    assert max(scores, key=scores.get) == (2, 2) and scores[(0, 0)] == 0
+    game, _ = make_game("random", "human", delay=1.0)
+    press(game, pygame.K_h)
+    game.agents[X] = Mystery(X)
+    assert computer_values(game.agents[X], game.env.state) is None
+    assert game.overlay() is None and "cannot state its values" in game.footer()
+    game.render()
+
+
 def test_shade_is_background_at_zero_and_strongest_at_the_largest():
     assert shade(0.0, 1.0) == BACKGROUND and shade(0.3, 0.0) == BACKGROUND
     strongest = shade(0.7, 0.7)
@@ -429,7 +471,8 @@ def test_shade_is_background_at_zero_and_strongest_at_the_largest():
 # --- fuzz: random events, many games, every result checked by the referee --------------------------
 
 FUZZ_PAIRINGS = [("human", "random"), ("random", "human"), ("human", "human"),
-                 ("advanced", "human"), ("random", "advanced")]
+                 ("advanced", "human"), ("random", "advanced"), ("{table}", "human")]
+RENDER_SHARE = 0.25  # drawing is most of the fuzz run's time; a quarter of the ticks draw
 OTHER_KEYS = [pygame.K_a, pygame.K_q, pygame.K_SPACE, pygame.K_RETURN, pygame.K_1, pygame.K_F1]
 
 
@@ -464,20 +507,21 @@ def random_event(rng, game):
     return pygame.event.Event(pygame.QUIT)
 
 
-def fuzz(seed, events):
+def fuzz(seed, events, table):
     """Feed ``events`` random events to a series of games (a new one after each quit), checking
     after every event that nobody moved out of turn or twice and that a finished game did not
     change, and checking every finished game's result with the referee. Returns the figures."""
     rng = random.Random(seed)
     figures = dict(events=events, sessions=0, games=0, x_won=0, o_won=0, draws=0, moves=0,
-                   ignored_clicks=0, resizes=0)
+                   ignored_clicks=0, resizes=0, frames=0)
     game = None
     try:
         for index in range(events):
             if game is None or not game.running:
                 if game is not None:
                     game.close()
-                x_spec, o_spec = FUZZ_PAIRINGS[figures["sessions"] % len(FUZZ_PAIRINGS)]
+                pairing = FUZZ_PAIRINGS[figures["sessions"] % len(FUZZ_PAIRINGS)]
+                x_spec, o_spec = (spec.format(table=table) for spec in pairing)
                 clock = FakeClock()
                 game = Game(x_spec, o_spec, seed=seed + index, delay=0.5, clock=clock,
                             background=False)
@@ -490,7 +534,9 @@ def fuzz(seed, events):
             if event == "tick":
                 clock.now += rng.choice([0.0, 0.05, 0.2, 0.6, 2.0])
                 game.step()
-                game.render()
+                if rng.random() < RENDER_SHARE:
+                    game.render()
+                    figures["frames"] += 1
             else:
                 game.handle(event)
                 figures["resizes"] += event.type == pygame.VIDEORESIZE
@@ -523,8 +569,9 @@ def fuzz(seed, events):
     return figures
 
 
-def test_fuzz_ten_thousand_random_events():
-    figures = fuzz(seed=2024, events=10_000)
+def test_fuzz_ten_thousand_random_events(tmp_path):
+    table = table_file(tmp_path, X, dict(zip(ALL_CELLS, [0.2, -0.1, 0.4, 0.0, 0.7, -0.3, 0.1, 0.5, -0.6])))
+    figures = fuzz(seed=2024, events=10_000, table=table)
     print(figures)  # shown with pytest -s: the figures quoted in the README
     assert figures["games"] >= 50
     assert figures["x_won"] + figures["o_won"] + figures["draws"] == figures["games"]

@@ -26,5 +26,11 @@ test: venv
 bench: venv
 	$(PY) tools/bench.py
 
+# The shipped tables: learned from play (Monte Carlo control), against mixed opponents so that
+# they meet strong and weak play alike; about a minute in all.
+data: venv
+	$(PY) MC_Trainer.py --side X --opponent random+advanced+minimax --epochs 1000000 --seed 1 --out Data/Q_MC_X.pth
+	$(PY) MC_Trainer.py --side O --opponent random+minimax --epochs 1000000 --seed 1 --out Data/Q_MC_O.pth
+
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis __pycache__ tests/__pycache__

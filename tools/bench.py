@@ -1,0 +1,111 @@
+"""Speed figures of the project, measured on this machine (medians of repeated runs).
+
+    python tools/bench.py            # everything (make bench)
+    python tools/bench.py --runs 5   # more repeats per figure
+
+Prints: Monte Carlo training (the course's default run, and episodes/s for X and O against each
+opponent), the time of a 1,000-game Tester run, exact evaluation of a pair of agents and the full
+solve; then the benchmarks of the other parts (TD trainers, playout agents, Nim).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from time import perf_counter
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import cli  # noqa: E402  (the project root must be on the path first)
+import MC_Trainer  # noqa: E402
+import Solver  # noqa: E402
+from Agents import make_agent  # noqa: E402
+from Episode import play_games  # noqa: E402
+from State import O, X  # noqa: E402
+from TicTacToe import TicTacToe  # noqa: E402
+
+DEFAULT_RUNS = 3
+COURSE_DEFAULT_EPISODES = 200_000
+TRAINING_TARGET_SECONDS = 10.0
+COURSE_ORIGINAL_SECONDS = 160.0  # the course's original code, 200,000 episodes (SPEC section 6)
+PAIR_EPISODES = 50_000
+TESTER_GAMES = 1_000
+EXACT_TARGET_SECONDS = 1.0
+SHIPPED_X = str(ROOT / "Data" / "Q_MC_X.pth")
+# The other parts' own benchmark scripts, run as they are.
+OTHER_BENCHMARKS = ("tools/bench_trainers.py", "tools/bench_playout.py", "tools/bench_nim.py")
+
+
+def median_seconds(work: Callable[[], object], runs: int) -> float:
+    """The median wall-clock time of ``runs`` calls of ``work``; its output is hidden."""
+    times = []
+    for _ in range(runs):
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            start = perf_counter()
+            work()
+            times.append(perf_counter() - start)
+    return statistics.median(times)
+
+
+def train(argv: list[str]) -> Callable[[], object]:
+    """A call of MC_Trainer with these arguments, saving to a throw-away file."""
+    def work() -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            MC_Trainer.run([*argv, "--out", os.path.join(folder, "q.pth")])
+    return work
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cli.Parser(prog="bench.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=cli.count, default=DEFAULT_RUNS,
+                        help=f"repeats per figure; the median is printed (default {DEFAULT_RUNS})")
+    args = parser.parse_args(argv)
+    runs = args.runs
+
+    seconds = median_seconds(train(["--seed", "1"]), runs)
+    print(f"MC_Trainer.py default run ({COURSE_DEFAULT_EPISODES:,} episodes, X vs random): "
+          f"{seconds:.2f} s, median of {runs} (target <= {TRAINING_TARGET_SECONDS:.0f} s; the "
+          f"course's original ~{COURSE_ORIGINAL_SECONDS:.0f} s, {COURSE_ORIGINAL_SECONDS / seconds:.0f}x slower)")
+    for side in ("X", "O"):
+        for opponent in ("random", "advanced"):
+            seconds = median_seconds(train(["--side", side, "--opponent", opponent, "--epochs",
+                                            str(PAIR_EPISODES), "--seed", "2"]), runs)
+            print(f"MC training {side} vs {opponent:<8}: {PAIR_EPISODES / seconds:>9,.0f} episodes/s "
+                  f"({PAIR_EPISODES:,} episodes incl. saving, median of {runs})")
+
+    env = TicTacToe()
+    table = make_agent(SHIPPED_X, X, env)
+    opponent = make_agent("advanced", O, env, seed=0)
+    seconds = median_seconds(lambda: play_games(table, opponent, env, TESTER_GAMES), runs)
+    print(f"Tester: {TESTER_GAMES:,} games, shipped X table vs advanced: {seconds * 1000:.0f} ms "
+          f"(games only; `python Tester.py` adds ~1 s of start-up for torch)")
+
+    seconds = median_seconds(lambda: Solver.exact_outcome(table, opponent), runs)
+    print(f"exact evaluation of a pair (shipped X vs advanced): {seconds * 1000:.1f} ms "
+          f"(target <= {EXACT_TARGET_SECONDS:.0f} s)")
+
+    def full_solve() -> None:
+        Solver.solve.cache_clear()
+        Solver.minimax_value()
+    seconds = median_seconds(full_solve, runs)
+    print(f"full solve (minimax over all 5,478 positions, cache cleared): {seconds * 1000:.1f} ms "
+          f"(target <= {EXACT_TARGET_SECONDS:.0f} s)")
+
+    for script in OTHER_BENCHMARKS:
+        if (ROOT / script).is_file():
+            sys.stdout.flush()
+            subprocess.run([sys.executable, str(ROOT / script), "--runs", str(runs)], cwd=ROOT,
+                           check=False)
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run(lambda: main(sys.argv[1:]))

@@ -232,6 +232,20 @@ def test_escape_and_closing_the_window_stop_cleanly(event):
         game.close()
 
 
+def test_closing_while_the_computer_thinks_on_its_thread():
+    game = Game("random", "human", delay=3.0)               # a real clock: a one-second pause
+    game.open_window()
+    try:
+        game.step()                                         # the computer is asked, then waits
+        pygame.event.clear()
+        pygame.event.post(pygame.event.Event(pygame.QUIT))
+        assert game.run() == 0
+        game.step()
+        assert game.moves == [] and game.env.state == State()
+    finally:
+        game.close()
+
+
 def test_resizing_the_window_lays_the_board_out_again():
     game, _ = make_game("human", "human")
     game.open_window()

@@ -1,0 +1,61 @@
+"""Speed of the playout agents, searching the empty board: random playouts per second of the
+primitive Monte Carlo agent, and iterations (one playout each) per second of the tree search.
+
+    python tools/bench_playout.py            # median of 5 runs each
+    python tools/bench_playout.py --runs 9
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+from pathlib import Path
+from time import perf_counter
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import cli  # noqa: E402  (the project root must be on the path first)
+from MCTS_Agent import DEFAULT_ITERATIONS, MCTS_Agent  # noqa: E402
+from Playout_Agent import DEFAULT_PNUM, Playout_Agent  # noqa: E402
+from State import X, State  # noqa: E402
+
+PLAYOUT_TARGET = 50_000  # playouts/s from the empty board (issue 6)
+DEFAULT_RUNS = 5
+
+
+def timed_search(agent, runs: int) -> list[float]:
+    """Seconds of ``runs`` searches of the empty board, each with a fresh generator."""
+    seconds = []
+    for run in range(runs):
+        start = perf_counter()
+        agent.search(State(), random.Random(run))
+        seconds.append(perf_counter() - start)
+    return seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cli.Parser(prog="bench_playout.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=cli.count, default=DEFAULT_RUNS,
+                        help=f"runs per measurement; the median is printed (default {DEFAULT_RUNS})")
+    args = parser.parse_args(argv)
+
+    playout_agent = Playout_Agent(X, pnum=DEFAULT_PNUM)
+    playouts = len(State().legal_actions()) * DEFAULT_PNUM
+    seconds = statistics.median(timed_search(playout_agent, args.runs))
+    rate = playouts / seconds
+    verdict = "ok" if rate >= PLAYOUT_TARGET else "BELOW TARGET"
+    print(f"playout: {rate:>10,.0f} playouts/s from the empty board "
+          f"({playouts:,} playouts in {seconds:.3f} s, median of {args.runs}; "
+          f"target {PLAYOUT_TARGET:,}: {verdict})")
+
+    mcts_agent = MCTS_Agent(X)
+    seconds = statistics.median(timed_search(mcts_agent, args.runs))
+    print(f"mcts:    {DEFAULT_ITERATIONS / seconds:>10,.0f} iterations/s from the empty board "
+          f"(default {DEFAULT_ITERATIONS:,} iterations = {seconds:.3f} s a move, "
+          f"median of {args.runs})")
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run(lambda: main(sys.argv[1:]))

@@ -299,18 +299,21 @@ class Game:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line: parse, open the window, play, print the final score."""
-    parser = cli.Parser(prog="Game.py", description=__doc__.split("\n\n")[0])
+    parser = cli.Parser(prog="Game.py", description=__doc__.split("\n\n")[0],
+                        epilog="In the window: click an empty cell to move, R starts a new game, "
+                               "H shows the computer's values on the board, Esc or closing the "
+                               "window quits.")
     parser.add_argument("--x", default=DEFAULT_X, metavar="SPEC",
                         help=f"who plays X: human, random, advanced, minimax, playout, mcts or a "
                              f"Q-table path (default: {DEFAULT_X})")
     parser.add_argument("--o", default=DEFAULT_O, metavar="SPEC",
                         help=f"who plays O, likewise (default: {DEFAULT_O})")
-    parser.add_argument("--games", type=cli.count, default=None,
+    parser.add_argument("--games", type=cli.count, default=None, metavar="N",
                         help="stop after this many games (default: play until the window closes)")
     parser.add_argument("--delay", type=cli.seconds, default=DEFAULT_DELAY, metavar="S",
                         help=f"seconds a finished game stays on screen; the computer pauses a third "
                              f"of this before each move (default: {DEFAULT_DELAY}; 0 = full speed)")
-    parser.add_argument("--seed", type=cli.seed, default=None,
+    parser.add_argument("--seed", type=cli.seed, default=None, metavar="N",
                         help="random seed for the computer players (default: a fresh one)")
     parser.add_argument("--screenshot", default=None, metavar="PATH",
                         help="save the window as a PNG image when the game closes")

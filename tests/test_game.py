@@ -328,6 +328,7 @@ def test_help_describes_the_keys(capsys):
     assert stop.value.code == 0
     out = capsys.readouterr().out
     assert "--x SPEC" in out and "--delay S" in out and "--screenshot PATH" in out
+    assert "R starts a new game" in out and "Esc" in out
 
 
 def test_the_default_is_the_shipped_x_table_against_you():

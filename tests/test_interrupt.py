@@ -1,0 +1,169 @@
+"""Ctrl-C during training: the trainer stops after the current episode, saves what it learned to
+--out (atomically), says where and how many episodes, and exits 130; --resume goes on from there.
+
+The end-to-end tests send a real SIGINT to a real ``python MC_Trainer.py`` (POSIX only)."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import Trainer
+from AI_Agent import AI_Agent
+from Q_Table import load_table
+from State import X, State
+
+ROOT = Path(__file__).resolve().parent.parent
+INTERRUPTED = 130
+LONG_RUN = 2_000_000          # far more than can finish before the signal
+MORE = 1_500                  # episodes the resumed run adds
+START_TIMEOUT = 60            # seconds to wait for the first progress report
+END_TIMEOUT = 120
+
+posix_only = pytest.mark.skipif(os.name != "posix", reason="sends a POSIX SIGINT")
+
+
+def trainer(folder: Path, *args: str, **popen) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, str(ROOT / "MC_Trainer.py"), *args], cwd=folder,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **popen)
+
+
+def interrupt_when_training(process: subprocess.Popen, total: int) -> tuple[str, str]:
+    """Wait until the progress bar counts episodes, press Ctrl-C, and return (stdout, stderr)."""
+    seen: list[bytes] = []
+    training = threading.Event()
+    progress = re.compile(rb"\|\s*[1-9][\d,]*/" + str(total).encode())
+
+    def pump() -> None:
+        while chunk := process.stderr.read1(4096):
+            seen.append(chunk)
+            if progress.search(b"".join(seen[-4:])):
+                training.set()
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    if not training.wait(START_TIMEOUT):
+        process.kill()
+        pytest.fail(f"no training progress within {START_TIMEOUT} s: {b''.join(seen)[-500:]!r}")
+    process.send_signal(signal.SIGINT)
+    out = process.stdout.read()
+    process.wait(END_TIMEOUT)
+    reader.join(END_TIMEOUT)
+    return out.decode(), b"".join(seen).decode(errors="replace")
+
+
+@pytest.fixture(scope="module")
+def interrupted(tmp_path_factory):
+    """One real interrupted run: ``(folder, exit status, stdout, stderr, episodes it reported)``."""
+    if os.name != "posix":
+        pytest.skip("sends a POSIX SIGINT")
+    folder = tmp_path_factory.mktemp("interrupt")
+    process = trainer(folder, "--epochs", str(LONG_RUN), "--seed", "3", "--out", "run/t.pth")
+    out, err = interrupt_when_training(process, LONG_RUN)
+    said = re.search(r"Interrupted: saved ([\d,]+) of ([\d,]+) episodes to (\S+)", out)
+    episodes = int(said.group(1).replace(",", "")) if said else None
+    return folder, process.returncode, out, err, episodes, said
+
+
+@posix_only
+def test_ctrl_c_saves_the_table_says_where_and_exits_130(interrupted):
+    folder, status, out, err, episodes, said = interrupted
+    assert status == INTERRUPTED, (out, err[-1000:])
+    assert "Traceback" not in err
+    assert said, out
+    assert said.group(2) == f"{LONG_RUN:,}" and said.group(3) == "run/t.pth"
+    assert "--resume run/t.pth" in out
+    Q, side, meta = load_table(folder / "run" / "t.pth")
+    assert side == X and len(Q) > 0
+    assert meta["episodes_done"] == episodes and 0 < episodes < LONG_RUN
+    assert meta["epochs"] == LONG_RUN
+    assert os.listdir(folder / "run") == ["t.pth"]        # no temporary file left behind
+
+
+@posix_only
+def test_resume_goes_on_from_the_saved_count_and_finishes(interrupted):
+    folder, _, _, _, episodes, _ = interrupted
+    target = episodes + MORE
+    process = trainer(folder, "--resume", "run/t.pth", "--epochs", str(target), "--seed", "4",
+                      "--out", "run/resumed.pth")
+    out, err = (stream.decode() for stream in process.communicate(timeout=END_TIMEOUT))
+    assert process.returncode == 0, err[-1000:]
+    assert f"Trained {MORE:,} episodes" in out
+    before, _, _ = load_table(folder / "run" / "t.pth")
+    after, side, meta = load_table(folder / "run" / "resumed.pth")
+    assert meta["episodes_done"] == target and side == X
+    assert set(before) <= set(after)                      # it continued the table, not a new one
+    assert any(after[key] != value for key, value in before.items())
+
+
+@pytest.fixture
+def restore_trainer(monkeypatch):
+    """MC_Trainer with its module globals put back after the test."""
+    import MC_Trainer
+    for name, value in list(vars(MC_Trainer).items()):
+        if not name.startswith("__"):
+            monkeypatch.setattr(MC_Trainer, name, value)
+    return MC_Trainer
+
+
+@posix_only
+def test_resume_starts_at_the_saved_episode(interrupted, restore_trainer, monkeypatch):
+    folder, _, _, _, episodes, _ = interrupted
+    monkeypatch.chdir(folder)
+    restore_trainer.configure(["--resume", "run/t.pth", "--epochs", str(episodes + MORE),
+                               "--out", "run/unused.pth"])
+    assert restore_trainer.start_epoch == episodes
+    assert restore_trainer.player1.Q == load_table("run/t.pth")[0]
+
+
+@posix_only
+@pytest.mark.xfail(strict=True, reason="the resumed learner decays epsilon over the new --epochs, "
+                                       "not the interrupted run's; see the Trainer.py diff "
+                                       "proposed with issue 8")
+def test_resume_continues_the_interrupted_runs_epsilon(interrupted, restore_trainer, monkeypatch):
+    folder, _, _, _, episodes, _ = interrupted
+    monkeypatch.chdir(folder)
+    restore_trainer.configure(["--resume", "run/t.pth", "--epochs", str(episodes + MORE),
+                               "--out", "run/unused.pth"])
+    original = AI_Agent(X, decay_epochs=LONG_RUN // 2)     # the schedule the run was using
+    for epoch in (episodes, episodes + MORE - 1):
+        assert restore_trainer.player1.epsilon_greedy(epoch) == pytest.approx(
+            original.epsilon_greedy(epoch))
+
+
+# --- the mechanism, in this process ----------------------------------------------------------
+
+@posix_only
+def test_the_first_ctrl_c_ends_the_current_episode_then_stops():
+    played = []
+    previous = signal.getsignal(signal.SIGINT)
+
+    def learn(epoch: int) -> State:
+        played.append(epoch)
+        if epoch == 7:
+            os.kill(os.getpid(), signal.SIGINT)
+            played.append("episode finished")
+        return State([1, 1, 1, -1, -1, 0, 0, 0, 0], -1)
+
+    done, stopped = Trainer.run_episodes(learn, X, 3, 100, "test", show_progress=False)
+    assert (done, stopped) == (8, True)
+    assert played == [3, 4, 5, 6, 7, "episode finished"]
+    assert signal.getsignal(signal.SIGINT) is previous
+
+
+@posix_only
+def test_a_second_ctrl_c_aborts_at_once():
+    def learn(epoch: int) -> State:
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGINT)
+        pytest.fail("the second Ctrl-C should have stopped the episode")
+
+    previous = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        Trainer.run_episodes(learn, X, 0, 10, "test", show_progress=False)
+    assert signal.getsignal(signal.SIGINT) is previous

@@ -168,9 +168,6 @@ def test_states_never_change(state, attribute):
     assert table[state] == "value" and table[(state, (0, 0))] == 1.0
 
 
-@pytest.mark.xfail(strict=True, reason="State.board can be switched back to writeable (the fix is "
-                                       "a view of immutable bytes; see the State.py diff proposed "
-                                       "with issue 8)")
 def test_the_board_cannot_be_made_writeable_again():
     state = State([1, 0, 0, 0, 0, 0, 0, 0, 0], O)
     with pytest.raises(ValueError):

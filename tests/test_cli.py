@@ -163,6 +163,7 @@ TRAINER_KNOWN_GAPS = {
     "out is a folder": (["--out", "folder.pth"], "folder.pth"),
     "out under a file": (["--out", "text.pth/t.pth"], "text.pth"),
     "resume beyond epochs": (["--resume", "x_table.pth", "--epochs", "5"], "--epochs"),
+    "opponent human": (["--opponent", "human"], "human"),   # refused only after the bar started
 }
 LISTS_VALID_SPECS = {"opponent unknown", "opponent empty", "opponent blank", "x unknown", "x empty",
                      "o blank"}
@@ -179,7 +180,8 @@ def test_trainer_refuses_bad_input_in_one_line(invoke, workdir, case):
     assert not (workdir / "out.pth").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="needs the Trainer.py / cli.py changes proposed with issue 8")
+@pytest.mark.xfail(strict=True, reason="needs the Trainer.py, cli.py and Agents.py changes proposed "
+                                       "with issue 8")
 @pytest.mark.parametrize("case", TRAINER_KNOWN_GAPS)
 def test_trainer_refuses_bad_paths_before_training(invoke, case):
     import MC_Trainer
@@ -232,6 +234,20 @@ def test_tester_refuses_bad_input_in_one_line(invoke, workdir, case):
     if case in LISTS_VALID_SPECS:
         assert all(valid in line for valid in VALID_NAMES), line
     assert not (workdir / "MARKER").exists()
+
+
+# Refused today only after the progress bar started (two lines on stderr).
+TESTER_KNOWN_GAPS = {"x human": (["--x", "human", "--o", "random"], "human")}
+
+
+@pytest.mark.xfail(strict=True, reason="needs the Agents.py change proposed with issue 8")
+@pytest.mark.parametrize("case", TESTER_KNOWN_GAPS)
+def test_tester_refuses_a_human_before_playing(invoke, case):
+    if not (ROOT / TESTER).exists():
+        pytest.skip("Tester.py is not written yet")
+    import Tester
+    args, name = TESTER_KNOWN_GAPS[case]
+    assert_one_line_error(*invoke(Tester, "main", ["--games", "5", *args]), name)
 
 
 def test_tester_help(invoke):

@@ -1,0 +1,69 @@
+"""The eight symmetries of the board: four rotations, each with or without a mirror.
+
+A position and its rotated or mirrored copies are the same situation, so they have the same value
+and the same best move (turned the same way). Trainers use this to learn from every game eight
+times over: an update of ``(state, action)`` is also an update of each of its images.
+"""
+
+from __future__ import annotations
+
+from State import ALL_CELLS, SIZE, State
+from TicTacToe import Action
+
+
+def _rotate(cell: int) -> int:
+    """The flat index a cell moves to when the board turns a quarter clockwise."""
+    row, col = divmod(cell, SIZE)
+    return col * SIZE + (SIZE - 1 - row)
+
+
+def _mirror(cell: int) -> int:
+    """The flat index a cell moves to when the board is mirrored left to right."""
+    row, col = divmod(cell, SIZE)
+    return row * SIZE + (SIZE - 1 - col)
+
+
+def _all_transforms() -> tuple[tuple[int, ...], ...]:
+    """Each symmetry as a tuple: position i of the tuple says where cell i goes."""
+    transforms = []
+    for mirrored in (False, True):
+        for quarter_turns in range(4):
+            image = []
+            for cell in range(SIZE * SIZE):
+                target = _mirror(cell) if mirrored else cell
+                for _ in range(quarter_turns):
+                    target = _rotate(target)
+                image.append(target)
+            transforms.append(tuple(image))
+    return tuple(transforms)
+
+
+TRANSFORMS = _all_transforms()  # TRANSFORMS[0] is the identity
+
+_IMAGE_CACHE: dict[tuple[State, Action], tuple[tuple[State, Action], ...]] = {}
+
+
+def transform_state(state: State, transform: tuple[int, ...]) -> State:
+    """``state`` with every cell moved as ``transform`` says (the side to move is kept)."""
+    cells = [0] * (SIZE * SIZE)
+    for cell, target in enumerate(transform):
+        cells[target] = state.cells[cell]
+    return State(tuple(cells), state.player)
+
+
+def transform_action(action: Action, transform: tuple[int, ...]) -> Action:
+    """Where the cell ``action`` goes under ``transform``."""
+    return ALL_CELLS[transform[action[0] * SIZE + action[1]]]
+
+
+def images(state: State, action: Action) -> tuple[tuple[State, Action], ...]:
+    """The distinct ``(state, action)`` pairs that ``(state, action)`` turns into under the eight
+    symmetries, itself first. A symmetric position gives fewer than eight."""
+    key = (state, action)
+    found = _IMAGE_CACHE.get(key)
+    if found is None:
+        distinct: dict[tuple[State, Action], None] = {}
+        for transform in TRANSFORMS:
+            distinct[(transform_state(state, transform), transform_action(action, transform))] = None
+        found = _IMAGE_CACHE[key] = tuple(distinct)
+    return found

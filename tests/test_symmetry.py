@@ -38,7 +38,7 @@ def test_images_keep_results_values_and_legality():
     (State(), (1, 1), 1),        # the centre of the empty board is its own image
     (State(), (0, 0), 4),        # the four corners
     (State(), (0, 1), 4),        # the four edges
-    (State([1, 0, 0, 0, -1, 0, 0, 0, 0], 1), (0, 1), 2),  # mirrored on the diagonal
+    (State([1, 0, 0, 0, -1, 0, 0, 0, 0], 1), (2, 2), 4),  # the diagonal mirror keeps it
     (State([1, -1, 0, 0, 0, 0, 0, 0, 0], 1), (2, 2), 8),
 ])
 def test_images_are_distinct_and_start_with_the_pair_itself(state, action, count):

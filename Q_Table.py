@@ -30,7 +30,7 @@ import secrets
 import struct
 import sys
 import zipfile
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -60,11 +60,13 @@ def save_table(path: str, Q: QTable, side: int, meta: dict | None = None) -> Non
     """Write ``Q`` for ``side`` (1 X, -1 O) with its training ``meta`` to ``path`` atomically.
 
     The table is checked first (a ``ValueError`` and nothing written if an entry could not be
-    loaded back). The data then goes to a temporary file in the same folder, is flushed to disk,
+    loaded back); ``meta`` is a record for people, so values other than text, numbers, booleans
+    and ``None`` are stored as their text. The data then goes to a temporary file in the same folder, is flushed to disk,
     and only then replaces ``path``: a crash or a full disk mid-save leaves the previous file as it
     was and no temporary file behind.
     """
-    problem = _side_problem(side) or _meta_problem(meta or {})
+    meta = _plain_meta(meta or {})
+    problem = _side_problem(side) or _meta_problem(meta)
     entries = {}
     for key, value in ([] if problem else dict(Q).items()):
         problem = _key_problem(key, State) or _entry_problem(key[0], key[1], value, side)
@@ -76,7 +78,7 @@ def save_table(path: str, Q: QTable, side: int, meta: dict | None = None) -> Non
     import torch  # only saving needs torch (a second or two to import); loading reads files itself
 
     payload = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "side": int(side),
-               "meta": dict(meta or {}), "Q": entries}
+               "meta": meta, "Q": entries}
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     temporary = _temporary_path(folder)
@@ -172,6 +174,9 @@ def _read(path: str):
     """The object a table file holds, rebuilt from allowlisted pieces only."""
     if os.path.isdir(path):
         raise TableError(f"{path}: is a folder, not a Q-table file; give the path of a .pth file")
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise TableError(f"{path}: is not a regular file (a device or a pipe?); give the path of "
+                         "a .pth file")
     try:
         size = os.path.getsize(path)
         if size > MAX_FILE_BYTES:
@@ -456,6 +461,18 @@ def _side_problem(side) -> str | None:
     if isinstance(side, bool) or side not in (X, O):
         return f"side must be 1 (X) or -1 (O), got {_short(side)}"
     return None
+
+
+def _plain_meta(meta: dict) -> dict:
+    """``meta`` with text keys and plain values (numpy numbers become Python numbers, anything
+    else its text), so that the file can always be read back."""
+    plain = {}
+    for key, value in dict(meta).items():
+        if not isinstance(value, _PLAIN_METADATA):
+            value = int(value) if isinstance(value, Integral) else \
+                float(value) if isinstance(value, Real) else str(value)
+        plain[str(key)] = value
+    return plain
 
 
 def _meta_problem(meta) -> str | None:

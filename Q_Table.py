@@ -360,9 +360,20 @@ def _latin1_bytes(text, encoding="utf-8") -> bytes:
     return text.encode("latin1")
 
 
+def _new_state(cls, base=None, state=None) -> _StoredState:
+    """``copyreg._reconstructor``, which protocol 0 and 1 pickles use to make a plain object."""
+    if cls is not _StoredState or base is not _OBJECT or state is not None:
+        raise _Refused("an object other than a State")
+    return _StoredState()
+
+
+_OBJECT = _Global("builtins.object")  # only passed to _reconstructor, never called
 _ALLOWED = {("State", "State"): _StoredState, ("numpy", "ndarray"): _NDARRAY,
             ("numpy", "dtype"): _Global("numpy.dtype", _number_dtype),
-            ("_codecs", "encode"): _Global("_codecs.encode", _latin1_bytes)}
+            ("_codecs", "encode"): _Global("_codecs.encode", _latin1_bytes),
+            ("copy_reg", "_reconstructor"): _Global("copyreg._reconstructor", _new_state),
+            ("copyreg", "_reconstructor"): _Global("copyreg._reconstructor", _new_state),
+            ("__builtin__", "object"): _OBJECT, ("builtins", "object"): _OBJECT}
 for _module in ("numpy.core.multiarray", "numpy._core.multiarray"):  # numpy 1.x and 2.x names
     _ALLOWED[(_module, "_reconstruct")] = _Global(f"{_module}._reconstruct", _empty_array)
     _ALLOWED[(_module, "scalar")] = _Global(f"{_module}.scalar", _number_scalar)

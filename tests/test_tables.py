@@ -183,10 +183,12 @@ def dump_course_table(monkeypatch, table, writer) -> None:
 @pytest.mark.parametrize("board_kind", [None, lambda b: b.astype(np.int64), np.asfortranarray,
                                         lambda b: b.astype(">f8")],
                          ids=["float64", "int64", "fortran-order", "big-endian"])
-def test_tables_in_the_course_format_load_with_the_same_values(tmp_path, monkeypatch, board_kind):
+@pytest.mark.parametrize("protocol", [0, 1, 2, 4])
+def test_tables_in_the_course_format_load_with_the_same_values(tmp_path, monkeypatch, board_kind,
+                                                                protocol):
     path = tmp_path / "course.pth"
     dump_course_table(monkeypatch, course_table(SMALL_X_TABLE, board_kind),
-                      lambda table: torch.save(table, path))
+                      lambda table: torch.save(table, path, pickle_protocol=protocol))
     Q, side, meta = load_table(path, side=X)
     assert (Q, side, meta["algorithm"]) == (SMALL_X_TABLE, X, "course original")
     assert all(type(r) is int and type(c) is int for _, (r, c) in Q)

@@ -16,6 +16,13 @@ Because selection follows the best-looking moves, most playouts go below good mo
 statistics of the moves deep in the tree approach the values of good play on both sides; in the
 limit the choice is the minimax move. The tree is a dict keyed by position: positions are shared
 objects, so two move orders that reach the same position share its statistics.
+
+One addition makes the small budget safe: *proofs* (the "MCTS-Solver" of Winands, Bjornsson and
+Saito, 2008). A position is proven when one of its children is a won final or proven position for
+the side to move, or when all its children are final or proven; then its exact result is backed up
+instead of a playout, a move proven to lose is never played if there is another, and the search
+stops once the current position itself is proven. Without proofs, 2,000 playouts a move were not
+always enough to see the traps a good opponent sets after the first move.
 """
 
 from __future__ import annotations
@@ -29,8 +36,9 @@ from Playout_Agent import Search_Agent, check_count, check_seconds, playout, suc
 from State import DRAW, ONGOING, State
 from TicTacToe import Action, TicTacToe
 
-# About 0.05 s a move from the empty board on a 2-core machine (tools/bench_playout.py), and
-# enough for it never to lose to perfect play (tests/test_playout.py).
+# About 0.025 s a move from the empty board on a 2-core machine (tools/bench_playout.py). With
+# it the seeded agent could not be beaten on any line for any of 100 seeds checked, on either
+# side; half of it was beaten for some seeds.
 DEFAULT_ITERATIONS = 2_000
 # UCB1's constant for results in [0, 1]: sqrt(2), the textbook choice.
 DEFAULT_EXPLORATION = math.sqrt(2)

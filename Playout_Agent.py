@@ -196,6 +196,7 @@ class Playout_Agent(Search_Agent):
         """Playouts from the position after every legal move, in rounds of one per move."""
         actions = state.legal_actions()
         children = [state.children()[action] for action in actions]
+        # a result code names the winner by its side (1 X won, -1 O won), or is DRAW
         counts = [{state.player: 0, -state.player: 0, DRAW: 0} for _ in actions]
         uniform = rng.random
         deadline = None if self.timelimit is None else perf_counter() + self.timelimit

@@ -36,7 +36,7 @@ from Playout_Agent import Search_Agent, check_count, check_seconds, playout, suc
 from State import DRAW, ONGOING, State
 from TicTacToe import Action, TicTacToe
 
-# About 0.025 s a move from the empty board on a 2-core machine (tools/bench_playout.py). With
+# About 0.02-0.04 s a move from the empty board on a 2-core machine (tools/bench_playout.py). With
 # it the seeded agent could not be beaten on any line for any of 100 seeds checked, on either
 # side; half of it was beaten for some seeds.
 DEFAULT_ITERATIONS = 2_000

@@ -80,6 +80,9 @@ def make_agent(spec: str, player: int, env: TicTacToe | None = None, seed: int |
     name, options = parse_spec(spec)
     if name not in AGENT_CLASSES:
         raise SpecError(f"unknown agent {spec!r}: use {VALID_SPECS}")
+    if name == "human" and graphics is None:  # say so now, not after a progress bar started
+        raise SpecError("a human moves by clicking in the game window (python Game.py); here "
+                        "pick a computer agent (random, advanced, minimax, or a Q-table)")
     try:
         module = importlib.import_module(AGENT_CLASSES[name])
     except ImportError as error:

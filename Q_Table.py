@@ -9,13 +9,14 @@ A file holds one dict::
 Files written by the course's original code (a bare ``{(State, action): float}`` dict whose states
 carry a numpy board) load too; their side is read off the states.
 
-Loading never runs code from the file. A pickle names the functions and classes it wants called to
-rebuild its objects; the reader here answers only for the few a Q-table needs (a ``State``, and the
-numpy pieces that rebuild a board or an integer), each through a small checked stand-in, and refuses
-every other name before anything is called. Then every entry is checked: a position of a game still
-going, one of its empty cells, a finite value, one side for the whole table. Anything wrong is one
-``TableError`` naming the file, the problem and what to do. (Reading the file itself instead of
-through ``torch.load`` is also what makes loading fast and spares importing torch.)
+Loading never runs code from the file. It goes through ``torch.load(weights_only=True)``, whose
+unpickler calls only allowlisted names; the allowlist here holds our own classes alone. A pickle
+names the functions and classes it wants called to rebuild its objects; each name a Q-table needs
+(``State.State``, and the numpy pieces that rebuild a board or an integer in the course's files)
+is mapped to a small checked stand-in of ours, never to numpy itself, and every other name is
+refused before anything is called. Then every entry is checked: a position of a game still going,
+one of its empty cells, a finite value, one side for the whole table. Anything wrong is one
+``TableError`` naming the file, the problem and what to do.
 """
 
 from __future__ import annotations
@@ -26,10 +27,11 @@ import io
 import math
 import os
 import pickle
+import re
 import secrets
 import struct
 import sys
-import zipfile
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -41,10 +43,8 @@ FORMAT_VERSION = 1
 # A complete table in the course's bulky format is about 5 MB; a file far larger is not a table,
 # and reading it could exhaust memory.
 MAX_FILE_BYTES = 16 * 2**20
-# torch.save files are zip archives holding ``<name>/data.pkl``; before torch 1.6 they were a row
-# of pickles starting with this number.
+# torch.save files are zip archives (holding ``<name>/data.pkl``).
 _ZIP_SIGNATURE = b"PK\x03\x04"
-_TORCH_LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
 _PLAIN_METADATA = (str, int, float, bool, type(None))
 
 QTable = dict  # {(State, (row, col)): float}
@@ -194,37 +194,51 @@ def _read(path: str):
         raise TableError(f"{path}: the file is empty (0 bytes), e.g. from an interrupted copy; "
                          "copy it again or retrain it")
     try:
-        return _unpickle_torch_file(data)
+        import torch  # imported here: only reading and writing files needs it
+
+        with torch.serialization.safe_globals(_SAFE_GLOBALS), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch's notes on unusual pickle protocols
+            return torch.load(io.BytesIO(data), weights_only=True, map_location="cpu")
     except _Refused as refusal:
-        raise TableError(f"{path}: refused to load: it asks for {refusal}, which no Q-table "
-                         "holds (loading never runs code from a file); use a table saved by "
-                         "AI_Agent.save_Q") from None
+        raise _refused(path, str(refusal)) from None
+    except pickle.UnpicklingError as error:
+        refusal = _torch_refusal(str(error))
+        if refusal:
+            raise _refused(path, refusal) from None
+        raise _unreadable(path, data, error) from None
     except Exception as error:  # any failure to parse untrusted bytes means the same to the user
-        kind = "an incomplete zip archive" if data.startswith(_ZIP_SIGNATURE) \
-            else f"{type(error).__name__}: {_short(str(error))}"
-        raise TableError(f"{path}: not a readable Q-table file ({kind}); it may be cut short or "
-                         "not a torch.save file -- copy it again or retrain it") from None
+        raise _unreadable(path, data, error) from None
 
 
-def _unpickle_torch_file(data: bytes):
-    """Unpickle a ``torch.save`` file (zip or the pre-1.6 format) or a plain pickle, safely."""
-    if data.startswith(_ZIP_SIGNATURE):
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            names = [name for name in archive.namelist() if name.endswith("data.pkl")]
-            if len(names) != 1:
-                raise ValueError("a zip archive without exactly one data.pkl")
-            with archive.open(names[0]) as member:
-                pickled = member.read(MAX_FILE_BYTES + 1)
-            if len(pickled) > MAX_FILE_BYTES:
-                raise ValueError("data.pkl is far too large for a Q-table")
-        return _TableUnpickler(io.BytesIO(pickled)).load()
-    stream = io.BytesIO(data)
-    first = _TableUnpickler(stream).load()
-    if not (type(first) is int and first == _TORCH_LEGACY_MAGIC):
-        return first
-    for _ in range(2):  # the legacy format's protocol version and system info come next
-        _TableUnpickler(stream).load()
-    return _TableUnpickler(stream).load()
+def _refused(path: str, what: str) -> TableError:
+    return TableError(f"{path}: refused to load: it asks for {what}, which no Q-table holds "
+                      "(loading never runs code from a file); use a table saved by "
+                      "AI_Agent.save_Q")
+
+
+def _unreadable(path: str, data: bytes, error: Exception) -> TableError:
+    kind = "an incomplete zip archive" if data.startswith(_ZIP_SIGNATURE) \
+        else f"{type(error).__name__}: {_short(str(error))}"
+    return TableError(f"{path}: not a readable Q-table file ({kind}); it may be cut short or "
+                      "not a torch.save file -- copy it again or retrain it")
+
+
+def _python3_name(dotted: str) -> str:
+    """A global's name as Python 3 knows it (protocol-2 pickles may use Python 2's names, e.g.
+    ``commands.call`` for ``subprocess.call``)."""
+    module, _, name = dotted.rpartition(".")
+    module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
+    return f"{_compat_pickle.IMPORT_MAPPING.get(module, module)}.{name}"
+
+
+def _torch_refusal(message: str) -> str | None:
+    """What a file asked for, from torch's refusal message; ``None`` for other errors."""
+    found = re.search(r"GLOBAL ([\w.]+) was not an allowed global|unsupported GLOBAL ([\w.]+)|"
+                      r"reduce for unrecognized function ([^\s]+)|new object for .* but got ([^\n]+)|"
+                      r"types allowlisted via `add_safe_globals`, but got ([^\n]+)", message)
+    if found:
+        return _short(_python3_name(next(group for group in found.groups() if group)))
+    return None
 
 
 class _Refused(pickle.UnpicklingError):
@@ -353,50 +367,17 @@ def _number_scalar(dtype, data):
     return dtype.unpack(data, 1)[0]
 
 
-def _latin1_bytes(text, encoding="utf-8") -> bytes:
-    """``_codecs.encode`` as protocol-2 pickles use it: text back to the bytes it stands for."""
-    if not isinstance(text, str) or encoding != "latin1":
-        raise _Refused(f"codec {_short(encoding)}")
-    return text.encode("latin1")
-
-
-def _new_state(cls, base=None, state=None) -> _StoredState:
-    """``copyreg._reconstructor``, which protocol 0 and 1 pickles use to make a plain object."""
-    if cls is not _StoredState or base is not _OBJECT or state is not None:
-        raise _Refused("an object other than a State")
-    return _StoredState()
-
-
-_OBJECT = _Global("builtins.object")  # only passed to _reconstructor, never called
 _ALLOWED = {("State", "State"): _StoredState, ("numpy", "ndarray"): _NDARRAY,
-            ("numpy", "dtype"): _Global("numpy.dtype", _number_dtype),
-            ("_codecs", "encode"): _Global("_codecs.encode", _latin1_bytes),
-            ("copy_reg", "_reconstructor"): _Global("copyreg._reconstructor", _new_state),
-            ("copyreg", "_reconstructor"): _Global("copyreg._reconstructor", _new_state),
-            ("__builtin__", "object"): _OBJECT, ("builtins", "object"): _OBJECT}
+            ("numpy", "dtype"): _Global("numpy.dtype", _number_dtype)}
 for _module in ("numpy.core.multiarray", "numpy._core.multiarray"):  # numpy 1.x and 2.x names
     _ALLOWED[(_module, "_reconstruct")] = _Global(f"{_module}._reconstruct", _empty_array)
     _ALLOWED[(_module, "scalar")] = _Global(f"{_module}.scalar", _number_scalar)
 
 
-def _python3_name(module, name) -> tuple[str, str]:
-    """The name as Python 3 knows it (protocol 0-2 pickles use Python 2's, e.g. ``commands``)."""
-    module, name = str(module), str(name)
-    module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
-    return _compat_pickle.IMPORT_MAPPING.get(module, module), name
-
-
-class _TableUnpickler(pickle.Unpickler):
-    """An unpickler that can build only plain containers, numbers, text and the stand-ins above."""
-
-    def find_class(self, module: str, name: str):
-        try:
-            return _ALLOWED[(module, name)]
-        except (KeyError, TypeError):
-            raise _Refused(_short(".".join(_python3_name(module, name)))) from None
-
-    def persistent_load(self, pid):
-        raise _Refused("tensor storage (torch data)")
+# What torch.load may build: each name a file can use, mapped to our stand-in; the stand-in
+# classes themselves too, because the unpickler fills in (BUILD) only allowlisted types.
+_SAFE_GLOBALS = [(builder, f"{module}.{name}") for (module, name), builder in _ALLOWED.items()]
+_SAFE_GLOBALS += [(cls, f"Q_Table.{cls.__name__}") for cls in (_StoredArray, _StoredDtype)]
 
 
 # --- checking entries --------------------------------------------------------------------------

@@ -12,7 +12,12 @@ MAX_COUNT = 10**9    # larger counts are typos, not plans
 
 
 class Parser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose errors are one line on stderr and exit status 2."""
+    """An ``ArgumentParser`` whose errors are one line on stderr and exit status 2, and whose
+    flags must be written in full (no guessing ``--ep`` means ``--epochs``)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):
         fail(f"{self.prog}: error: {message} (see --help)")
@@ -47,6 +52,13 @@ def seed(text: str) -> int:
     if not 0 <= value < 2**32:
         raise argparse.ArgumentTypeError(f"must be between 0 and 2**32 - 1, got {value}")
     return value
+
+
+def path(text: str) -> str:
+    """A file path; an empty one is a mistake, not a request for the default."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a file path, got {text!r}")
+    return text
 
 
 def unit_interval(text: str) -> float:

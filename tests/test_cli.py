@@ -240,7 +240,6 @@ def test_tester_refuses_bad_input_in_one_line(invoke, workdir, case):
 TESTER_KNOWN_GAPS = {"x human": (["--x", "human", "--o", "random"], "human")}
 
 
-@pytest.mark.xfail(strict=True, reason="needs the Agents.py change proposed with issue 8")
 @pytest.mark.parametrize("case", TESTER_KNOWN_GAPS)
 def test_tester_refuses_a_human_before_playing(invoke, case):
     if not (ROOT / TESTER).exists():

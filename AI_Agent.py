@@ -50,6 +50,7 @@ class AI_Agent(Agent):
         linear: from 1.0 down to 0.01 over the first ``decay_epochs`` episodes, then 0.01.
         exp:    0.01 + (1.0 - 0.01) * exp(-epoch / (decay_epochs / 5)).
         """
+        # [exercise piece 1: epsilon_greedy] solution begins
         if epoch is None:
             return EPSILON_FINAL
         if self.epsilon_schedule == "exp":
@@ -58,6 +59,7 @@ class AI_Agent(Agent):
         if epoch >= self.decay_epochs:
             return EPSILON_FINAL
         return EPSILON_START + (EPSILON_FINAL - EPSILON_START) * epoch / self.decay_epochs
+        # [exercise piece 1] solution ends
 
     def get_Q(self, state: State, action: Action) -> float:
         """The value of playing ``action`` in ``state`` (0 if never seen)."""

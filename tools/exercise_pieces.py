@@ -1,0 +1,247 @@
+"""The exercise: its pieces, and the instructions that take the place of each solution.
+
+The solved code is the only source. Inside a function, a solution is marked like this::
+
+    def epsilon_greedy(self, epoch):
+        \"\"\"(the contract stays)\"\"\"
+        # [exercise piece 1: epsilon_greedy] solution begins
+        ...the solution...
+        # [exercise piece 1] solution ends
+
+``tools/make_exercise.py`` writes the students' version: every marked solution becomes the
+instructions below (English, then Hebrew) as comments and a ``raise NotImplementedError`` whose
+message names the piece. ``check.py`` grades the pieces in the same order, with the titles below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Every stub's message starts with this; the students' tests skip a test that runs into one.
+STUB_PREFIX = "Exercise piece"
+SELF_CHECK = "python check.py"
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One graded piece of the exercise."""
+    number: int
+    title: str          # what the student writes, in a few words
+    required: bool      # required pieces decide the self-check's exit status; bonus ones only with --all
+
+
+PIECES = (
+    Piece(1, "AI_Agent.epsilon_greedy: the exploration schedule", True),
+    Piece(2, "MC_Trainer.Generate_episode: one game as a list of learning steps", True),
+    Piece(3, "MC_Trainer.main: the Monte Carlo update loop", True),
+    Piece(4, "bonus: the agent that plays O (Generate_episode and main for --side O)", False),
+    Piece(5, "bonus: the SARSA and Q-learning update steps; Nim's Q-learning", False),
+)
+
+
+@dataclass(frozen=True)
+class Instructions:
+    """What replaces one marked solution: which piece it belongs to, the function the student
+    writes, and the instructions in English and in Hebrew (paragraphs separated by blank lines;
+    they say what to write, the contract and a hint -- never the solution)."""
+    piece: int
+    function: str
+    english: str
+    hebrew: str
+
+    def stub_message(self) -> str:
+        """The one-line message of the stub's ``NotImplementedError``."""
+        return f"{STUB_PREFIX} {self.piece}: write {self.function}, then run {SELF_CHECK}"
+
+
+# Keyed by the name in the begin marker: ``# [exercise piece N: KEY] solution begins``.
+INSTRUCTIONS = {
+    "epsilon_greedy": Instructions(
+        piece=1,
+        function="AI_Agent.epsilon_greedy",
+        english="""
+Return epsilon, the probability that get_action plays a random legal move instead of the
+greedy one, for the episode number `epoch` (0 is the first episode).
+
+Contract: epsilon starts at EPSILON_START (1.0: every move is random) and comes down to
+EPSILON_FINAL (0.01), never below it and never up again. Choose one schedule: linear -- a
+straight line from 1.0 at episode 0 to 0.01 at episode self.decay_epochs (100,000 unless a
+trainer sets it), then 0.01 for good; or exponential -- 0.01 + (1.0 - 0.01) * exp(-epoch / tau)
+with a time constant tau such as self.decay_epochs / 5. (self.epsilon_schedule names the one a
+trainer asks for, "linear" or "exp", if you want to offer both.) Optional: epoch None means
+training is over; return 0.01 then.
+
+Hint: first work out by hand what epsilon must be at episodes 0, 50,000 and 100,000; the
+constants at the top of this file are all the numbers you need.
+""",
+        hebrew="""
+החזירו את אפסילון -- ההסתברות ש-get_action ישחק מהלך חוקי אקראי במקום המהלך החמדני -- עבור
+אפיזודה מספר epoch (0 היא האפיזודה הראשונה).
+
+החוזה: אפסילון מתחיל ב-EPSILON_START (1.0: כל מהלך אקראי) ויורד עד EPSILON_FINAL (0.01), אף
+פעם לא מתחתיו ואף פעם לא עולה שוב. בחרו לוח זמנים אחד: ליניארי -- קו ישר מ-1.0 באפיזודה 0 עד
+0.01 באפיזודה self.decay_epochs (100,000 אלא אם המאמן קובע אחרת), ואחר כך 0.01 תמיד; או
+מעריכי -- 0.01 + (1.0 - 0.01) * exp(-epoch / tau) עם קבוע זמן tau, למשל self.decay_epochs / 5.
+(self.epsilon_schedule אומר איזה מהם המאמן ביקש, "linear" או "exp", אם תרצו לממש את שניהם.)
+רשות: epoch שהוא None פירושו שהאימון נגמר; החזירו אז 0.01.
+
+רמז: חשבו קודם ביד מה צריך להיות אפסילון באפיזודות 0, 50,000 ו-100,000; הקבועים בראש הקובץ
+הם כל המספרים שצריך.
+"""),
+    "Generate_episode": Instructions(
+        piece=2,
+        function="MC_Trainer.Generate_episode",
+        english="""
+Play one game of `player` (the learner, player1) against player2 from the empty board State(),
+and return it as the list that the Monte Carlo update reads.
+
+Contract: one learning step is the learner's move plus the opponent's reply (the opponent is
+part of the environment). For each step append (state, action, reward): `state` is the position
+BEFORE the learner's move (state.copy()); `action` is the learner's move, from
+player.get_action(state=state, epoch=epoch) -- pass the epoch, so that it explores with this
+episode's epsilon; `reward` is the reward that env.next_state gives for the position where the
+step ends (X's point of view): after the opponent's reply, or after the learner's own move when
+that move ended the game. The opponent replies with player2.get_action(state=...) only while
+the game goes on (env.end_of_game(...) says when it is over). When the game is over, append the
+final position as a one-element tuple (state,) and return the list.
+
+Hint: one loop over the learner's turns; in each, env.next_state for the learner's move and,
+if the game goes on, once more for the reply.
+
+Bonus (piece 4): make it work for a learner that plays O too (player.player == -1): then X,
+player2, moves first, and the learner's first step starts from the position after X's move.
+""",
+        hebrew="""
+שחקו משחק אחד של `player` (הלומד, player1) נגד player2 מהלוח הריק State(), והחזירו אותו כרשימה
+שעדכון מונטה-קרלו קורא.
+
+החוזה: צעד למידה אחד הוא המהלך של הלומד ועוד התשובה של היריב (היריב הוא חלק מהסביבה). לכל צעד
+הוסיפו (state, action, reward): `state` הוא המצב שלפני המהלך של הלומד (state.copy()); `action`
+הוא המהלך של הלומד, מ-player.get_action(state=state, epoch=epoch) -- העבירו את epoch, כדי שיחקור
+עם האפסילון של האפיזודה הזו; `reward` הוא התגמול ש-env.next_state נותן למצב שבו הצעד נגמר
+(מנקודת המבט של X): אחרי התשובה של היריב, או אחרי המהלך של הלומד עצמו אם המהלך הזה סיים את
+המשחק. היריב עונה עם player2.get_action(state=...) רק כל עוד המשחק נמשך (env.end_of_game(...)
+אומר מתי נגמר). כשהמשחק נגמר, הוסיפו את המצב הסופי כזוג בן איבר אחד (state,) והחזירו את
+הרשימה.
+
+רמז: לולאה אחת על התורות של הלומד; בכל תור env.next_state למהלך של הלומד, ואם המשחק נמשך, עוד
+פעם אחת לתשובה.
+
+בונוס (חלק 4): גרמו לזה לעבוד גם ללומד שמשחק O (player.player == -1): אז X, player2, משחק
+ראשון, והצעד הראשון של הלומד מתחיל מהמצב שאחרי המהלך של X.
+"""),
+    "main": Instructions(
+        piece=3,
+        function="MC_Trainer.main",
+        english="""
+Train player1 by Monte Carlo control for `epochs` episodes, then save it and test it.
+
+Contract: for each episode number epoch in range(epochs), get an episode from
+Generate_episode(player1, epoch) and take its final tuple off (episode.pop()). Then walk the
+steps BACKWARDS with a return G that starts at 0: at each step G = gamma * G + reward, and the
+value of the step's (state, action) moves a fraction alpha of the way towards G:
+Q <- Q + alpha * (G - Q). Read a value with player1.Q.get((state, action), 0) (a pair never
+seen is worth 0) and write it with player1.Q[(state, action)] = .... After the last episode,
+save the table with player1.save_Q(PATH) and call test(100).
+
+Hint: reversed(...) walks a list backwards. Check by hand on a two-step episode won by your
+agent: the last step's G is 1, the first step's is gamma.
+
+Bonus (piece 4): when player1 plays O (player1.player == -1) the rewards in the episode are
+still X's, so a win for O is -1: negate them before they go into G.
+""",
+        hebrew="""
+אמנו את player1 בבקרת מונטה-קרלו במשך `epochs` אפיזודות, ואז שמרו ובדקו אותו.
+
+החוזה: לכל מספר אפיזודה epoch ב-range(epochs), קבלו אפיזודה מ-Generate_episode(player1, epoch)
+והסירו ממנה את הזוג הסופי (episode.pop()). אחר כך עברו על הצעדים מהסוף להתחלה עם תשואה G
+שמתחילה ב-0: בכל צעד G = gamma * G + reward, והערך של (state, action) של הצעד זז חלק alpha
+מהדרך אל G: Q <- Q + alpha * (G - Q). קראו ערך עם player1.Q.get((state, action), 0) (זוג שלא
+נראה מעולם שווה 0) וכתבו אותו עם player1.Q[(state, action)] = .... אחרי האפיזודה האחרונה שמרו
+את הטבלה עם player1.save_Q(PATH) וקראו ל-test(100).
+
+רמז: reversed(...) עובר על רשימה מהסוף להתחלה. בדקו ביד על אפיזודה של שני צעדים שהסוכן שלכם
+ניצח בה: ה-G של הצעד האחרון הוא 1, של הצעד הראשון gamma.
+
+בונוס (חלק 4): כש-player1 משחק O (player1.player == -1) התגמולים באפיזודה הם עדיין של X, אז
+ניצחון של O הוא -1: הפכו את הסימן שלהם לפני שהם נכנסים ל-G.
+"""),
+}
+
+# The README of the students' version: this section replaces the teachers' one (found by its
+# heading), or comes right after the introduction when there is none.
+TEACHERS_HEADING = "## The exercise (for teachers)"
+STUDENTS_SECTION = """\
+## The exercise (for students)
+
+This is the students' version of the course repository. Everything runs, except the pieces you
+write; each is marked in the code by instructions (in English and in Hebrew) and a
+`raise NotImplementedError("Exercise piece N: ...")`. Replace the `raise` with your code; keep
+the function's name, arguments and docstring.
+
+| piece | where | what |
+| --- | --- | --- |
+| 1 | `AI_Agent.py`, `epsilon_greedy` | the exploration schedule |
+| 2 | `MC_Trainer.py`, `Generate_episode` | one game as a list of learning steps |
+| 3 | `MC_Trainer.py`, `main` | the Monte Carlo update loop |
+| 4 (bonus) | the same two functions | an agent that plays O (`--side O`) |
+| 5 (bonus) | `SARSA_Trainer.py`, `Q_Trainer.py`, `nim/nim.py` | SARSA and Q-learning updates; Nim's Q-learning |
+
+Check your work after each piece:
+
+    python check.py          # pieces 1-3 (exit status 0 when they pass), bonus pieces reported
+    python check.py --all    # the bonus pieces count too
+    python check.py --piece 2
+
+It prints one line per piece: passed, or what is wrong and a hint. Once pieces 1-3 pass it trains
+your agent briefly and prints its exact results against `random`.
+
+Before you start, play the agent you are going to build (the trained table in `Data/`):
+
+    python Game.py                   # you are O against the trained X
+
+Then train your own and play it:
+
+    python MC_Trainer.py             # saves Data/my_Q_MC_X.pth
+    python Game.py --x Data/my_Q_MC_X.pth
+
+The tests (`python -m pytest -q`) skip whatever needs a piece you have not written yet, and say
+which piece.
+"""
+
+# Added to tests/conftest.py of the students' version.
+STUDENTS_CONFTEST = r'''# --- The exercise ------------------------------------------------------------------------------
+# A test that runs into a piece of the exercise not written yet is skipped, naming the piece,
+# instead of failing: `python check.py` grades the pieces themselves. This holds for a script run
+# as a separate process too (its traceback ends with the piece's message).
+import re as _re
+
+_EXERCISE_STUB = _re.compile(r"(Exercise piece \d+): write ([\w.]+)")
+
+
+def _exercise_stub(error, text):
+    """The piece (and function) of the exercise stub behind ``error`` -- the error itself, what
+    caused it, or a traceback in the test's report ``text`` -- or None."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, NotImplementedError) and _EXERCISE_STUB.match(str(error)):
+            return _EXERCISE_STUB.match(str(error))
+        error = error.__cause__ or error.__context__
+    if "NotImplementedError" in text:
+        return _EXERCISE_STUB.search(text)
+    return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = (yield).get_result()
+    if report.failed and call.excinfo is not None:
+        text = report.longreprtext + "".join(content for _, content in report.sections)
+        stub = _exercise_stub(call.excinfo.value, text)
+        if stub is not None:
+            report.outcome = "skipped"
+            report.longrepr = (str(item.path), item.location[1] + 1,
+                               f"needs {stub[1]} ({stub[2]}), not written yet: "
+                               "see python check.py")
+'''

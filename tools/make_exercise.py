@@ -1,0 +1,317 @@
+"""Write the students' version of this repository: the exercise, generated from the solved code.
+
+    python tools/make_exercise.py --out exercise            # (make exercise)
+    python tools/make_exercise.py --out exercise --force    # write over an earlier one
+
+Every file that git tracks is copied (the tables in Data/ too, so that Game.py plays the trained
+agent at once), except this generator and its tests. In the Python files every marked solution
+(the markers and the instructions are described in tools/exercise_pieces.py) becomes the
+instructions as comments and a ``raise NotImplementedError`` naming the piece; an import that only
+the solutions used goes as well, so that it gives no hint. The README gets the students' section
+in place of the teachers' one, and tests/conftest.py a hook that skips, rather than fails, a test
+that runs into a piece not written yet. The students check their pieces with ``python check.py``.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import cli  # noqa: E402  (the project root must be on the path first)
+from tools.exercise_pieces import (  # noqa: E402
+    INSTRUCTIONS, STUDENTS_CONFTEST, STUDENTS_SECTION, TEACHERS_HEADING, Instructions)
+
+# Teachers' tools that make no sense in the students' version.
+TEACHERS_ONLY = ("tools/make_exercise.py", "tests/test_exercise.py")
+README = "README.md"
+CONFTEST = "tests/conftest.py"
+# Names the course's chapter uses at module level; they stay even when only a solution used them.
+CHAPTER_NAMES = {
+    "MC_Trainer.py": ("env", "player1", "player2", "gamma", "alpha", "epochs", "PATH", "test",
+                      "State", "Generate_episode", "main"),
+}
+LINE_WIDTH = 99
+BEGIN = re.compile(r"^(?P<indent>\s*)# \[exercise piece (?P<piece>\d+): (?P<key>\w+)\] "
+                   r"solution begins\s*$")
+END = re.compile(r"^(?P<indent>\s*)# \[exercise piece (?P<piece>\d+)\] solution ends\s*$")
+ANY_MARKER = re.compile(r"#\s*\[exercise piece")
+
+
+class ExerciseError(ValueError):
+    """A marker that cannot be turned into a stub; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class Region:
+    """A marked solution: lines ``begin`` to ``end`` (1-based, markers included)."""
+    begin: int
+    end: int
+    indent: str
+    instructions: Instructions
+
+
+@dataclass(frozen=True)
+class Stub:
+    """What the generator replaced: where, and by which piece's instructions."""
+    path: str
+    line: int
+    instructions: Instructions
+
+
+# --- finding the solutions -------------------------------------------------------------------
+
+def find_regions(path: str, text: str) -> list[Region]:
+    """The marked solutions of one file, checked: begin and end pair up, the key is known and
+    belongs to the piece the marker names, and the solution is the rest of a function's body
+    (so that nothing is left behind the stub's ``raise``). Raises ``ExerciseError``."""
+    lines = text.splitlines()
+    regions: list[Region] = []
+    open_marker = None
+    for number, line in enumerate(lines, start=1):
+        begin, end = BEGIN.match(line), END.match(line)
+        if begin:
+            if open_marker:
+                raise ExerciseError(f"{path}:{number}: a piece begins inside the piece that "
+                                    f"begins on line {open_marker[0]}")
+            key, piece = begin["key"], int(begin["piece"])
+            instructions = INSTRUCTIONS.get(key)
+            if instructions is None:
+                raise ExerciseError(f"{path}:{number}: no instructions for {key!r} in "
+                                    "tools/exercise_pieces.py")
+            if instructions.piece != piece:
+                raise ExerciseError(f"{path}:{number}: {key!r} belongs to piece "
+                                    f"{instructions.piece}, not {piece}")
+            open_marker = (number, begin["indent"], instructions)
+        elif end:
+            if not open_marker:
+                raise ExerciseError(f"{path}:{number}: a piece ends that never began")
+            start, indent, instructions = open_marker
+            if int(end["piece"]) != instructions.piece or end["indent"] != indent:
+                raise ExerciseError(f"{path}:{number}: this end does not match the begin on "
+                                    f"line {start} (same piece, same indentation)")
+            regions.append(Region(start, number, indent, instructions))
+            open_marker = None
+        elif ANY_MARKER.search(line):
+            raise ExerciseError(f"{path}:{number}: malformed exercise marker: {line.strip()}")
+    if open_marker:
+        raise ExerciseError(f"{path}:{open_marker[0]}: the piece that begins here never ends")
+    if regions:
+        tree = ast.parse(text, filename=path)
+        for region in regions:
+            _check_is_function_tail(path, tree, region)
+    return regions
+
+
+def _check_is_function_tail(path: str, tree: ast.AST, region: Region) -> None:
+    functions = [node for node in ast.walk(tree)
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and node.lineno < region.begin < node.end_lineno]
+    if not functions:
+        raise ExerciseError(f"{path}:{region.begin}: a marked solution must be inside a function")
+    function = max(functions, key=lambda node: node.lineno)      # the innermost one
+    if any(function.end_lineno < node.lineno < region.end
+           for node in ast.walk(tree) if isinstance(node, ast.stmt)):
+        raise ExerciseError(f"{path}:{region.end}: the end of the piece must come right after "
+                            f"the last line of {function.name}")
+    for statement in function.body:
+        inside = region.begin < statement.lineno and statement.end_lineno < region.end
+        before = statement.end_lineno < region.begin
+        if not (inside or before):
+            raise ExerciseError(f"{path}:{statement.lineno}: the marked solution of "
+                                f"{function.name} must run to the end of its body")
+    if not any(region.begin < s.lineno for s in function.body):
+        raise ExerciseError(f"{path}:{region.begin}: the marked solution is empty")
+
+
+# --- writing the students' version of a file ----------------------------------------------------
+
+def _comment_block(text: str, indent: str) -> list[str]:
+    width = LINE_WIDTH - len(indent) - 2
+    paragraphs = [" ".join(p.split()) for p in text.strip().split("\n\n")]
+    lines: list[str] = []
+    for paragraph in paragraphs:
+        if lines:
+            lines.append(f"{indent}#")
+        lines += [f"{indent}# {line}" for line in textwrap.wrap(
+            paragraph, width, break_long_words=False, break_on_hyphens=False)]
+    return lines
+
+
+def stub_lines(instructions: Instructions, indent: str) -> list[str]:
+    """The instructions (English, then Hebrew) as comments and the ``raise`` that marks the piece."""
+    heading = (f"Exercise piece {instructions.piece}: write {instructions.function} "
+               f"(check with: python check.py).")
+    return [f"{indent}# {heading}",
+            *_comment_block(instructions.english, indent),
+            f"{indent}#",
+            *_comment_block(instructions.hebrew, indent),
+            f"{indent}raise NotImplementedError(",
+            f"{indent}    {instructions.stub_message()!r})"]
+
+
+def replace_solutions(path: str, text: str) -> tuple[str, list[Stub]]:
+    """``text`` with every marked solution replaced by its stub, and the stubs made."""
+    regions = find_regions(path, text)
+    if not regions:
+        return text, []
+    lines = text.splitlines()
+    stubs = []
+    for region in reversed(regions):
+        lines[region.begin - 1:region.end] = stub_lines(region.instructions, region.indent)
+    offset = 0
+    for region in regions:
+        stubs.append(Stub(path, region.begin + offset, region.instructions))
+        offset += len(stub_lines(region.instructions, region.indent)) - (region.end - region.begin + 1)
+    result = "\n".join(lines) + ("\n" if text.endswith("\n") else "")
+    result = prune_imports(path, text, result)
+    ast.parse(result, filename=path)
+    return result, stubs
+
+
+def _used_names(tree: ast.AST) -> set[str]:
+    used = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            used.add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+            used.add(node.value)      # a name in a string annotation
+    return used
+
+
+def prune_imports(path: str, solved: str, students: str) -> str:
+    """Drop from the module-level imports of ``students`` the names that only the removed
+    solutions used (a leftover import would say how to solve the piece). Names the chapter
+    relies on, and imports the solved file never used (re-exports), stay."""
+    used_before, used_after = _used_names(ast.parse(solved)), _used_names(ast.parse(students))
+    keep = set(CHAPTER_NAMES.get(path, ()))
+    lines = students.splitlines()
+    for node in reversed(ast.parse(students).body):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)) or getattr(node, "module", "") == "__future__":
+            continue
+        names = [(alias, (alias.asname or alias.name).split(".")[0]) for alias in node.names]
+        kept = [alias for alias, bound in names
+                if bound in used_after or bound in keep or bound not in used_before]
+        if len(kept) == len(names):
+            continue
+        indent = lines[node.lineno - 1][:node.col_offset]
+        replacement = []
+        if kept:
+            listed = ", ".join(alias.name + (f" as {alias.asname}" if alias.asname else "")
+                               for alias in kept)
+            statement = (f"from {'.' * node.level}{node.module or ''} import {listed}"
+                         if isinstance(node, ast.ImportFrom) else f"import {listed}")
+            replacement = [indent + statement]
+        lines[node.lineno - 1:node.end_lineno] = replacement
+    return "\n".join(lines) + ("\n" if students.endswith("\n") else "")
+
+
+def students_readme(text: str | None) -> str:
+    """The README with the students' section in place of the teachers' one (or after the
+    introduction, before the first section, when there is no teachers' section)."""
+    if text is None:
+        return STUDENTS_SECTION
+    lines = text.splitlines()
+    section = STUDENTS_SECTION.rstrip("\n").splitlines()
+    if TEACHERS_HEADING in lines:
+        start = lines.index(TEACHERS_HEADING)
+        stop = next((i for i in range(start + 1, len(lines))
+                     if lines[i].startswith(("# ", "## "))), len(lines))
+        lines[start:stop] = section + ([""] if stop < len(lines) else [])
+    else:
+        first = next((i for i, line in enumerate(lines) if line.startswith("## ")), len(lines))
+        lines[first:first] = section + [""]
+    return "\n".join(lines) + "\n"
+
+
+# --- the whole repository ---------------------------------------------------------------------
+
+def tracked_files(root: Path) -> list[str]:
+    """The files git tracks in ``root`` (so .venv, caches and untracked files stay out)."""
+    try:
+        listing = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True,
+                                 check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as error:
+        raise ExerciseError(f"cannot list the tracked files of {root} with git ({error}); "
+                            "run this in a git clone of the solved repository") from None
+    return sorted(name for name in listing.decode("utf-8").split("\0")
+                  if name and (root / name).is_file())
+
+
+def build(root: Path, target: Path) -> list[Stub]:
+    """Write the students' version of the repository ``root`` into the empty folder ``target``;
+    return the stubs it made."""
+    stubs: list[Stub] = []
+    files = [name for name in tracked_files(root) if name not in TEACHERS_ONLY]
+    for name in files:
+        source, destination = root / name, target / name
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if name.endswith(".py"):
+            text, made = replace_solutions(name, source.read_text(encoding="utf-8"))
+            if name == CONFTEST:
+                text = text.rstrip("\n") + "\n\n\n" + STUDENTS_CONFTEST
+            destination.write_text(text, encoding="utf-8")
+            shutil.copymode(source, destination)
+            stubs += made
+        elif name == README:
+            destination.write_text(students_readme(source.read_text(encoding="utf-8")),
+                                   encoding="utf-8")
+        else:
+            shutil.copy2(source, destination)
+    if README not in files:
+        (target / README).write_text(students_readme(None), encoding="utf-8")
+    return stubs
+
+
+def check_target(root: Path, out: Path, files: list[str], force: bool) -> None:
+    """Refuse a target that is a file, a non-empty folder (without ``force``), or one where the
+    students' files would land on the solved repository's own files."""
+    if out.exists() and not out.is_dir():
+        raise ExerciseError(f"--out {out}: is a file, not a folder")
+    if out.is_dir() and any(out.iterdir()) and not force:
+        raise ExerciseError(f"--out {out}: the folder is not empty; choose an empty or new "
+                            "folder, or add --force to write over it")
+    solved = {(root / name).resolve() for name in files}
+    if any((out / name).resolve() in solved for name in files):
+        raise ExerciseError(f"--out {out}: would write over the solved repository's own files; "
+                            "choose a folder outside it or a new subfolder")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line: check the target, build the exercise in a scratch folder, copy it."""
+    parser = cli.Parser(prog="make_exercise.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", required=True, type=cli.path, metavar="DIR",
+                        help="the folder to write the students' version into (new or empty)")
+    parser.add_argument("--force", action="store_true",
+                        help="write into a folder that is not empty (files of the same name are "
+                             "replaced, other files stay)")
+    args = parser.parse_args(argv)
+    out = Path(args.out).expanduser().absolute()
+    check_target(ROOT, out, tracked_files(ROOT), args.force)
+    with tempfile.TemporaryDirectory(prefix="exercise-") as scratch:
+        stubs = build(ROOT, Path(scratch))
+        for made in sorted(Path(scratch).rglob("*")):
+            if made.is_file():
+                destination = out / made.relative_to(scratch)
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(made, destination)
+    print(f"Wrote the students' version to {args.out} ({len(stubs)} stubs):")
+    for stub in stubs:
+        print(f"  piece {stub.instructions.piece}: {stub.instructions.function} "
+              f"({stub.path}:{stub.line})")
+    print("Students fill in the stubs and check them with: python check.py")
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run(lambda: main(sys.argv[1:]))

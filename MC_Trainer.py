@@ -7,6 +7,8 @@ Q-value towards it: ``Q <- Q + alpha * (G - Q)``. Rewards are X's; a learner pla
 
     python MC_Trainer.py                         # X against random, the course's parameters
     python MC_Trainer.py --side O --opponent advanced --epochs 300000 --out Data/my_O.pth
+    python MC_Trainer.py --plot mc.png           # also draw the learning curves
+    python MC_Trainer.py --opponent self         # self-play: an X table and an O table
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import cli
 import Trainer
 from AI_Agent import AI_Agent
 from Episode import learning_steps, play_game, play_games
+from Learning_Curves import Learning_Curve
 from Random_Agent import Random_Agent
 from State import O, X, State, symbol
 from TicTacToe import TicTacToe
@@ -27,11 +30,16 @@ gamma = 0.95
 alpha = 0.01
 OUT_NAME = "my_Q_MC_{side}.pth"
 PATH = "Data/" + OUT_NAME.format(side="X")
+# Self-play (--opponent self), where the opponent keeps changing, needs a larger learning rate.
+DEFAULTS = Trainer.Defaults(epochs, gamma, alpha, OUT_NAME, self_play={"alpha": 0.1})
 
 env = TicTacToe()
 player1 = AI_Agent(X, env, train=True)   # the learner
-player2 = Random_Agent(O, env)           # its opponent: part of the environment
+player2 = Random_Agent(O, env)           # its opponent: part of the environment (in self-play,
+                                         # a second learner that plays O)
 start_epoch = 0                          # where a resumed run picks up
+curve: Learning_Curve | None = None      # records the learning curves when --plot asks for them
+PLOT = None                              # where to draw them
 
 
 def Generate_episode(player: AI_Agent, epoch: int) -> list[tuple]:
@@ -47,66 +55,62 @@ def Generate_episode(player: AI_Agent, epoch: int) -> list[tuple]:
 
 
 def main() -> bool:
-    """Train ``player1`` for ``epochs`` episodes, save it to ``PATH`` and run ``test(100)``.
-    Returns False when Ctrl-C stopped the training early (what was learned is saved all the same)."""
-    Q, side = player1.Q, player1.player
+    """Train ``player1`` (and in self-play ``player2`` as well) for ``epochs`` episodes, save it
+    to ``PATH`` and run ``test(100)``. Returns False when Ctrl-C stopped the training early (what
+    was learned is saved all the same)."""
+    learners = Trainer.learners_of(player1, player2)
 
     def learn(epoch: int) -> State:
-        episode = Generate_episode(player1, epoch)
-        final_state = episode.pop()[0]
-        G = 0.0
-        for state, action, reward in reversed(episode):
-            G = gamma * G + side * reward
-            old = Q.get((state, action), 0.0)
-            Q[(state, action)] = old + alpha * (G - old)
+        if len(learners) == 1:
+            episodes = [Generate_episode(player1, epoch)]
+        else:
+            episodes = Trainer.self_play_episodes(player1, player2, env, epoch)
+        for agent, episode in zip(learners, episodes):
+            Q, side = agent.Q, agent.player
+            final_state = episode.pop()[0]
+            G = 0.0
+            for state, action, reward in reversed(episode):
+                G = gamma * G + side * reward
+                old = Q.get((state, action), 0.0)
+                Q[(state, action)] = old + alpha * (G - old)
         return final_state
 
-    done, interrupted = Trainer.run_episodes(learn, side, start_epoch, epochs,
-                                             f"MC {symbol(side)}")
-    player1.meta["episodes_done"] = done
-    player1.save_Q(PATH)
-    if interrupted:
-        print(f"Interrupted: saved {done:,} of {epochs:,} episodes to {PATH} "
-              f"(continue with --resume {PATH})")
-        return False
-    test(100)
-    print(f"Saved the table to {PATH}")
-    return True
+    finished = Trainer.train_loop(learn, learners, PATH, start_epoch, epochs,
+                                  f"MC {symbol(player1.player)}", curve, PLOT)
+    if finished:
+        test(100)
+    return finished
 
 
 def test(num: int) -> tuple[int, int, int]:
     """Play ``num`` games of the greedy ``player1`` against ``player2``; print and return
     ``(x_wins, o_wins, ties)``."""
-    training, player1.train = player1.train, False
+    learners = Trainer.learners_of(player1, player2)
+    training = [agent.train for agent in learners]
+    for agent in learners:
+        agent.train = False
     x_agent, o_agent = (player1, player2) if player1.player == X else (player2, player1)
     x_wins, o_wins, ties = play_games(x_agent, o_agent, env, num)
-    player1.train = training
+    for agent, was_training in zip(learners, training):
+        agent.train = was_training
     print(f"test({num}): X wins {x_wins}, O wins {o_wins}, ties {ties}")
     return x_wins, o_wins, ties
 
 
 def configure(argv: list[str] | None = None) -> None:
     """Set the module's players and parameters from command-line arguments."""
-    global epochs, gamma, alpha, PATH, player1, player2, start_epoch
-    parser = cli.Parser(prog="MC_Trainer.py", description=__doc__.split("\n\n")[0])
-    Trainer.add_arguments(parser, epochs, gamma, alpha, OUT_NAME)
-    args = parser.parse_args(argv)
-    args.seed = Trainer.fresh_seed(args.seed)
-    side = Trainer.SIDES[args.side]
-    epochs, gamma, alpha = args.epochs, args.gamma, args.alpha
-    PATH = args.out or "Data/" + OUT_NAME.format(side=args.side)
-    player1 = Trainer.make_learner(side, env, args.seed, args.epsilon, epochs)
-    player2 = Trainer.make_opponent(args.opponent, -side, env, args.seed)
-    start_epoch = Trainer.resume_from(args.resume, player1) if args.resume else 0
-    player1.meta = Trainer.describe_run("MC", side, args, start_epoch)
-    print(f"Monte Carlo control: {args.side} against {args.opponent}, {epochs:,} episodes, "
-          f"gamma {gamma}, alpha {alpha}, epsilon {args.epsilon}, seed {args.seed}")
+    global epochs, gamma, alpha, PATH, player1, player2, start_epoch, curve, PLOT
+    args = Trainer.parse_arguments("MC_Trainer.py", __doc__.split("\n\n")[0], DEFAULTS, argv)
+    epochs, gamma, alpha, PLOT = args.epochs, args.gamma, args.alpha, args.plot
+    player1, player2, PATH, start_epoch, curve = Trainer.setup("MC", "Monte Carlo control", args,
+                                                               env, OUT_NAME)
 
 
 def run(argv: list[str] | None = None) -> int:
+    """Train from the command line ``argv``, print the exact report; return the exit status."""
     configure(argv)
     finished = main()
-    print(Trainer.exact_report(player1))
+    Trainer.print_reports(Trainer.learners_of(player1, player2))
     return 0 if finished else cli.INTERRUPTED
 
 

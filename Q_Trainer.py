@@ -1,0 +1,67 @@
+"""Q-learning: the agent learns a Q-table one step at a time, from its best next move.
+
+After every learning step -- the learner's move plus the opponent's reply -- the value of the move
+is pulled towards the reward of the step plus the discounted value of the *best* move in the next
+position, whatever the learner then actually plays (exploration does not lower the target):
+
+    Q(s, a) <- Q(s, a) + alpha * (r + gamma * max_b Q(s', b) - Q(s, a))  (no max term at the end)
+
+Rewards are X's; a learner playing O negates them. The shared code plays the whole game first and
+this rule then walks the steps in order. That is the same as updating during play: an update of
+Q(s, a) never changes the values in the next position s', so it cannot change the move chosen
+there.
+
+``--lecture`` selects the classic lecture notebook's settings: learning rate 0.2, epsilon 1.0
+multiplied by 0.9999 after every game, 50,000 games.
+
+    python Q_Trainer.py                              # X against random
+    python Q_Trainer.py --lecture --plot lecture.png
+    python Q_Trainer.py --opponent self              # self-play: an X table and an O table
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import cli
+import Trainer
+from State import State
+from TicTacToe import Action
+
+# The same parameters as SARSA, so that the two can be compared one for one. Self-play needs a
+# larger learning rate and more games to make both tables unbeatable (checked over many seeds).
+DEFAULTS = Trainer.Defaults(epochs=100_000, gamma=0.9, alpha=0.1, out_name="my_Q_QL_{side}.pth",
+                            self_play={"epochs": 200_000, "alpha": 0.5})
+LECTURE = {"epochs": 50_000, "alpha": 0.2, "epsilon": "geometric"}
+
+
+def update(Q: dict[tuple[State, Action], float], episode: list[tuple], side: int, gamma: float,
+           alpha: float) -> None:
+    """Apply the Q-learning rule to every step of ``episode`` (learning steps ``(state, action,
+    reward)``, then ``(final,)``), in order, changing ``Q`` in place. ``side`` is 1 for X,
+    -1 for O (whose rewards are the negated X rewards)."""
+    for (state, action, reward), following in zip(episode, episode[1:]):
+        target = side * reward
+        if len(following) == 3:      # not the end: the learner moves again from following[0]
+            next_state = following[0]
+            best = -math.inf
+            for move in next_state.legal_actions():
+                value = Q.get((next_state, move), 0.0)
+                if value > best:
+                    best = value
+            target += gamma * best
+        old = Q.get((state, action), 0.0)
+        Q[(state, action)] = old + alpha * (target - old)
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Train from the command line ``argv``; return the exit status."""
+    lecture = ("the lecture's settings: --alpha 0.2 --epsilon geometric --epochs 50000 "
+               "(flags given as well still win)", LECTURE)
+    return Trainer.main("Q", "Q-learning", update, DEFAULTS, argv, prog="Q_Trainer.py",
+                        description=__doc__.split("\n\n")[0], variants={"lecture": lecture})
+
+
+if __name__ == "__main__":
+    cli.run(lambda: run(sys.argv[1:]))

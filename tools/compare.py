@@ -1,0 +1,139 @@
+"""Compare the trainers at equal episodes: Monte Carlo, SARSA, Q-learning, each against an
+opponent (X and O) and by self-play.
+
+Every trainer runs as a user runs it (``python SARSA_Trainer.py ...``), one after another, with
+the same number of episodes and the same seed, and each uses its own default parameters. The
+training seconds are the ones the trainer records in its table (the training loop only, without
+starting Python). Then every table is measured exactly: its win / loss / draw probabilities
+against ``random`` and ``advanced`` and whether any opponent can beat it.
+
+    python tools/compare.py                   # 100,000 episodes per run, about a minute
+    python tools/compare.py --epochs 20000 --opponent advanced
+    python tools/compare.py --bench           # training speed per episode, relative to MC
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import cli  # noqa: E402  (the project root is on the path only now)
+from Agents import make_agent  # noqa: E402
+from Learning_Curves import exact_results  # noqa: E402
+from Q_Table import load_table  # noqa: E402
+from Solver import is_unbeatable  # noqa: E402
+from State import O, X, symbol  # noqa: E402
+
+TRAINERS = (("MC", "MC_Trainer.py"), ("SARSA", "SARSA_Trainer.py"), ("Q-learning", "Q_Trainer.py"))
+DEFAULT_EPOCHS = 100_000
+DEFAULT_SEED = 1
+BENCH_REPEATS = 3
+
+
+def train(script: str, out: str, epochs: int, seed: int, opponent: str,
+          side: str = "X") -> list[str]:
+    """Run one trainer script to the end and return the table files it wrote (two for self-play).
+    A failing run stops everything with the trainer's own error line."""
+    command = [sys.executable, script, "--epochs", str(epochs), "--seed", str(seed),
+               "--opponent", opponent, "--side", side, "--out", out]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    if result.returncode != 0:
+        last = (result.stderr.strip().splitlines() or ["(no message)"])[-1]
+        cli.fail(f"{script} failed (status {result.returncode}): {last}")
+    if opponent == "self":
+        stem = out[:-len(".pth")]
+        return [f"{stem}_X.pth", f"{stem}_O.pth"]
+    return [out]
+
+
+def measure(path: str) -> dict:
+    """Training seconds, exact results against random and advanced, and unbeatability of a table."""
+    _, side, meta = load_table(path)
+    agent = make_agent(path, side)
+    return {"side": side, "seconds": meta.get("train_seconds", float("nan")),
+            "results": exact_results(agent), "unbeatable": is_unbeatable(agent)}
+
+
+def percent(results: tuple[float, float, float]) -> str:
+    """``win / loss / draw`` in per cent with one decimal."""
+    return " / ".join(f"{100 * value:.1f}" for value in results)
+
+
+def comparison(epochs: int, seed: int, opponent: str) -> str:
+    """Train every trainer on X and O against ``opponent`` and by self-play; the Markdown table."""
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for name, script in TRAINERS:
+            runs = [(f"{opponent}", side) for side in ("X", "O")] + [("self-play", "X")]
+            for against, side in runs:
+                print(f"training {name}: {side if against != 'self-play' else 'X and O'} "
+                      f"against {against}, {epochs:,} episodes ...", file=sys.stderr, flush=True)
+                out = os.path.join(folder, f"{name}-{against}-{side}.pth")
+                spec = "self" if against == "self-play" else opponent
+                for path in train(script, out, epochs, seed, spec, side):
+                    rows.append((name, against, measure(path)))
+    lines = [f"{epochs:,} episodes per run, seed {seed}; exact results of the greedy tables "
+             "(win / loss / draw, %)", "",
+             "| trainer | trained against | table | training s | vs random | vs advanced "
+             "| unbeatable |",
+             "| --- | --- | --- | ---: | --- | --- | --- |"]
+    for name, against, m in rows:
+        lines.append(f"| {name} | {against} | {symbol(m['side'])} | {m['seconds']:.1f} "
+                     f"| {percent(m['results']['random'])} | {percent(m['results']['advanced'])} "
+                     f"| {'yes' if m['unbeatable'] else 'no'} |")
+    lines.append("")
+    lines.append("Self-play trains the X and the O table in one run; both rows show its time.")
+    return "\n".join(lines)
+
+
+def bench_trainers(epochs: int = DEFAULT_EPOCHS, repeats: int = BENCH_REPEATS,
+                   seed: int = DEFAULT_SEED) -> dict[str, float]:
+    """Training speed of every trainer (X against random, ``epochs`` episodes): the best of
+    ``repeats`` runs, taken in turn so that a busy machine slows all of them alike.
+    Returns ``{trainer name: episodes per second}``."""
+    best: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for _ in range(repeats):
+            for name, script in TRAINERS:
+                out = os.path.join(folder, f"{name}.pth")
+                (path,) = train(script, out, epochs, seed, "random")
+                seconds = load_table(path)[2]["train_seconds"]
+                best[name] = max(best.get(name, 0.0), epochs / seconds)
+    return best
+
+
+def speed_report(speeds: dict[str, float]) -> str:
+    """Episodes per second of each trainer and its time per episode relative to MC."""
+    reference = speeds["MC"]
+    return "\n".join(f"{name:<11} {rate:>9,.0f} episodes/s   {reference / rate:.2f}x MC's time "
+                     "per episode" for name, rate in speeds.items())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cli.Parser(prog="compare.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--epochs", type=cli.count, default=DEFAULT_EPOCHS,
+                        help=f"episodes per training run (default: {DEFAULT_EPOCHS:,})")
+    parser.add_argument("--seed", type=cli.seed, default=DEFAULT_SEED,
+                        help=f"the seed of every run (default: {DEFAULT_SEED})")
+    parser.add_argument("--opponent", default="random", metavar="SPEC",
+                        help="whom the non-self-play runs train against (default: random)")
+    parser.add_argument("--bench", action="store_true",
+                        help=f"measure training speed instead (best of {BENCH_REPEATS} runs each)")
+    args = parser.parse_args(argv)
+    if args.bench:
+        print(f"training speed, X against random, {args.epochs:,} episodes, "
+              f"best of {BENCH_REPEATS}:")
+        print(speed_report(bench_trainers(args.epochs, BENCH_REPEATS, args.seed)))
+    else:
+        print(comparison(args.epochs, args.seed, args.opponent))
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run(lambda: main(sys.argv[1:]))

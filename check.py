@@ -20,6 +20,7 @@ import io
 import math
 import os
 import random
+import signal
 import sys
 import tempfile
 import traceback
@@ -29,8 +30,9 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
+# Only modules that no piece changes are imported here; the students' modules are loaded by the
+# checks (``load``), so that one that does not even import is reported, not a traceback.
 import cli  # noqa: E402  (the project root must be on the path first)
-from AI_Agent import AI_Agent  # noqa: E402
 from Q_Table import load_table  # noqa: E402
 from Random_Agent import Random_Agent  # noqa: E402
 from Solver import exact_outcome  # noqa: E402
@@ -40,6 +42,11 @@ from tools.exercise_pieces import PIECES, STUB_PREFIX  # noqa: E402
 
 TOLERANCE = 1e-9
 FAILED = 1
+# A piece that takes longer than this is stuck in a loop (they take a second or two); the short
+# training gets longer. Where the system has no alarm clock (Windows), Ctrl-C stops a stuck check.
+PIECE_SECONDS = 60
+TRAIN_SECONDS = 600
+MOVES_PER_GAME = 9
 
 # --- piece 1: the schedule ------------------------------------------------------------------------
 DECAY = 100_000                          # AI_Agent's default decay_epochs
@@ -126,6 +133,22 @@ def board(cells: str, side: int | None = None) -> State:
     return State(values, side)
 
 
+def load(name: str):
+    """Import one of the modules the pieces live in; a module that does not load is a ``Failure``
+    that says where and why."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            return importlib.import_module(name)
+    except SyntaxError as error:
+        place = Path(error.filename or "?")
+        place = place.relative_to(ROOT) if ROOT in place.resolve().parents else place
+        raise Failure(f"{place}:{error.lineno}: {error.msg} -- the module {name} cannot even "
+                      "be loaded") from None
+    except Exception as error:  # whatever a half-written module raises while it loads
+        raise Failure(f"loading {name} raised {type(error).__name__}: {error}"
+                      f"{where_it_broke(error)}") from None
+
+
 def where_it_broke(error: BaseException) -> str:
     """``file:line`` of the last line of project code (not this file) the error came through."""
     place = ""
@@ -159,6 +182,25 @@ def call(what: str, function: Callable, *args, **kwargs):
 
 
 @contextlib.contextmanager
+def time_limit(seconds: int):
+    """Turn a check that runs longer than ``seconds`` into a ``Failure`` (where SIGALRM exists)."""
+    if not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise Failure(f"still running after {seconds} s: is there a loop that never ends?")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextlib.contextmanager
 def module_values(module, **values):
     """Set module globals for the duration of a check, then put the old ones back."""
     missing = object()
@@ -186,7 +228,7 @@ def fmt(value) -> str:
 # --- piece 1 ---------------------------------------------------------------------------------------
 
 def check_epsilon() -> None:
-    agent = AI_Agent(X, train=True)
+    agent = load("AI_Agent").AI_Agent(X, train=True)
     values = {}
     for epoch in SCHEDULE_EPOCHS:
         value = call(f"epsilon_greedy({epoch})", agent.epsilon_greedy, epoch)
@@ -233,15 +275,18 @@ def is_exponential(values: dict[int, float]) -> bool:
 
 # --- pieces 2 and 4: episodes ------------------------------------------------------------------
 
-class Recording_Learner(AI_Agent):
-    """A learner whose moves are random (seeded) and written down, with the epoch it was given."""
+def recording_learner(side: int, env: TicTacToe, seed: str, log: list):
+    """An ``AI_Agent`` whose moves are random (seeded) and written down with the epoch it was
+    given, so that an episode can be held to the game really played."""
+    AI_Agent = load("AI_Agent").AI_Agent
 
-    def __init__(self, side: int, env: TicTacToe, seed: str, log: list) -> None:
-        super().__init__(side, env, train=True, seed=seed)
-        self.log = log
+    class Recording_Learner(AI_Agent):
+        def get_action(self, state: State, epoch: int | None = None):
+            return record(self, "the learner", state, epoch)
 
-    def get_action(self, state: State, epoch: int | None = None):
-        return record(self, "the learner", state, epoch)
+    learner = Recording_Learner(side, env, train=True, seed=seed)
+    learner.log = log
+    return learner
 
 
 class Recording_Opponent(Random_Agent):
@@ -262,17 +307,23 @@ def record(agent, who: str, state, epoch):
     if not state.legal_actions():
         raise Failure(f"{who} was asked to move in a finished game: stop when "
                       "env.end_of_game(...) says the game is over")
+    if agent.log and agent.log[-1][1] == state:
+        raise Failure(f"{who} was asked twice for a move in the same position: ask once per "
+                      "turn, and play the move you got")
+    if len(agent.log) >= MOVES_PER_GAME:
+        raise Failure(f"more than {MOVES_PER_GAME} moves were asked for in one game: does your "
+                      "loop go on from the position env.next_state returned?")
     action = agent.rng.choice(state.legal_actions())
     agent.log.append((who, state, action, epoch))
     return action
 
 
 def check_episodes(side: int) -> None:
-    import MC_Trainer
+    MC_Trainer = load("MC_Trainer")
     results = set()
     for game in range(EPISODE_GAMES):
         env, log = TicTacToe(), []
-        learner = Recording_Learner(side, env, f"check:{side}:{game}", log)
+        learner = recording_learner(side, env, f"check:{side}:{game}", log)
         opponent = Recording_Opponent(-side, env, f"check:{-side}:{game}", log)
         epoch = EPISODE_EPOCHS[game % len(EPISODE_EPOCHS)]
         with module_values(MC_Trainer, env=env, player1=learner, player2=opponent):
@@ -281,11 +332,13 @@ def check_episodes(side: int) -> None:
     assert results == {1, -1, 2}, "the seeded games must cover wins, losses and draws"
 
 
-def compare_episode(episode, log: list, side: int, epoch: int) -> int:
-    """Hold one episode to the game in ``log``; return the game's result code."""
+def compare_episode(episode, log: list, side: int, epoch: int | None,
+                    what: str = "Generate_episode") -> int:
+    """Hold the episode that ``what`` made to the game in ``log`` (who moved, in which position,
+    which move, with which epoch); return the game's result code."""
     learner = symbol(side)
     if not isinstance(episode, list):
-        raise Failure(f"Generate_episode must return a list (main takes its last item off with "
+        raise Failure(f"{what} must return a list (main takes its last item off with "
                       f"episode.pop()), got {type(episode).__name__}")
     position, turns = State(), []          # turns: (position before the learner's move, its move)
     for who, state, action, _ in log:
@@ -413,10 +466,10 @@ MISTAKES = {
 
 
 def check_update(side: int) -> None:
-    import MC_Trainer
+    MC_Trainer = load("MC_Trainer")
     episodes = hand_made(side)
     env = TicTacToe()
-    learner = AI_Agent(side, env, train=True, seed="check:update")
+    learner = load("AI_Agent").AI_Agent(side, env, train=True, seed="check:update")
     start = preset(episodes)
     learner.Q = dict(start)
     calls, tests = [], []
@@ -481,7 +534,7 @@ def update_hint(episodes, side, start, gamma, alpha, state, action, got, value, 
 def check_td() -> None:
     for column, module_name in enumerate(("SARSA_Trainer", "Q_Trainer")):
         name = f"{module_name}.update"
-        update = importlib.import_module(module_name).update
+        update = load(module_name).update
         for side, raw, before, *after in TD_CASES:
             *steps, final = raw
             episode = ([(board(cells, side), action, reward) for cells, action, reward in steps]
@@ -505,7 +558,7 @@ def td_hint(name: str, step: int, steps: int, side: int, value: float, got) -> s
 
 
 def check_nim() -> None:
-    nim = importlib.import_module("nim.nim")
+    nim = load("nim.nim")
     ai = nim.NimAI()
     known = {((1, 3, 5, 7), (3, 2)): 0.7, ((0, 2, 5, 7), (1, 1)): -0.3}
     ai.q = dict(known)
@@ -583,7 +636,22 @@ def check_choose_action(nim) -> None:
         random.setstate(saved)
 
 
+def check_learning_steps() -> None:
+    Episode = load("Episode")
+    for game in range(EPISODE_GAMES):
+        env = TicTacToe()
+        x_agent = Random_Agent(X, env, seed=f"check:steps:{game}")
+        o_agent = Random_Agent(O, env, seed=f"check:steps:{-game}")
+        moves, final = Episode.play_game(x_agent, o_agent, env)
+        for side in (X, O):
+            log = [("the learner" if state.player == side else "player2", state, action, None)
+                   for state, action, _ in moves]
+            steps = call("Episode.learning_steps", Episode.learning_steps, list(moves), final, side)
+            compare_episode(steps, log, side, None, what="Episode.learning_steps")
+
+
 def check_bonus_td() -> None:
+    check_learning_steps()
     check_td()
     check_nim()
 
@@ -602,11 +670,13 @@ CHECKS: dict[int, Callable[[], None]] = {
 def grade(number: int) -> tuple[bool, str]:
     """Whether piece ``number`` passes, and the line that says so."""
     piece = PIECES[number - 1]
-    label = f"piece {number} ({piece.title})"
+    label = f"piece {number} -- {piece.title}"
     try:
-        CHECKS[number]()
+        with time_limit(PIECE_SECONDS):
+            CHECKS[number]()
     except NotWritten as stub:
-        return False, f"{label}: not written yet -- {stub}"
+        function = str(stub).split(" write ")[-1].split(",")[0]
+        return False, f"{label}: not written yet ({function} still raises NotImplementedError)"
     except Failure as failure:
         return False, f"{label}: FAILED -- {failure}"
     return True, f"{label}: passed"
@@ -615,9 +685,9 @@ def grade(number: int) -> tuple[bool, str]:
 def train_and_report(side: int) -> str:
     """Train the student's agent for ``side`` briefly with its own main and return its exact
     results against random."""
-    import MC_Trainer
+    MC_Trainer = load("MC_Trainer")
     env = TicTacToe()
-    learner = AI_Agent(side, env, train=True, seed="check:train",
+    learner = load("AI_Agent").AI_Agent(side, env, train=True, seed="check:train",
                        decay_epochs=TRAIN_EPISODES // 2)
     opponent = Random_Agent(-side, env, seed="check:opponent")
     with tempfile.TemporaryDirectory() as folder, module_values(
@@ -656,7 +726,8 @@ def main(argv: list[str] | None = None) -> int:
             for side, piece in ((X, None), (O, 4)):
                 if piece is None or passed[piece]:
                     try:
-                        print(train_and_report(side), flush=True)
+                        with time_limit(TRAIN_SECONDS):
+                            print(train_and_report(side), flush=True)
                     except (Failure, NotWritten) as problem:
                         print(f"Training your {symbol(side)} failed: {problem}")
                         return FAILED

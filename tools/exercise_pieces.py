@@ -31,11 +31,12 @@ class Piece:
 
 
 PIECES = (
-    Piece(1, "AI_Agent.epsilon_greedy: the exploration schedule", True),
-    Piece(2, "MC_Trainer.Generate_episode: one game as a list of learning steps", True),
-    Piece(3, "MC_Trainer.main: the Monte Carlo update loop", True),
-    Piece(4, "bonus: the agent that plays O (Generate_episode and main for --side O)", False),
-    Piece(5, "bonus: the SARSA and Q-learning update steps; Nim's Q-learning", False),
+    Piece(1, "AI_Agent.epsilon_greedy, the exploration schedule", True),
+    Piece(2, "MC_Trainer.Generate_episode, one game as a list of learning steps", True),
+    Piece(3, "MC_Trainer.main, the Monte Carlo update loop", True),
+    Piece(4, "bonus: Generate_episode and main for an agent that plays O", False),
+    Piece(5, "bonus: SARSA and Q-learning (Episode.learning_steps and the two updates), and "
+             "Nim's Q-learning", False),
 )
 
 
@@ -54,7 +55,7 @@ class Instructions:
         return f"{STUB_PREFIX} {self.piece}: write {self.function}, then run {SELF_CHECK}"
 
 
-# Keyed by the name in the begin marker: ``# [exercise piece N: KEY] solution begins``.
+# Keyed by the name that the begin marker gives after the piece number.
 INSTRUCTIONS = {
     "epsilon_greedy": Instructions(
         piece=1,
@@ -166,6 +167,170 @@ still X's, so a win for O is -1: negate them before they go into G.
 בונוס (חלק 4): כש-player1 משחק O (player1.player == -1) התגמולים באפיזודה הם עדיין של X, אז
 ניצחון של O הוא -1: הפכו את הסימן שלהם לפני שהם נכנסים ל-G.
 """),
+    "learning_steps": Instructions(
+        piece=5,
+        function="Episode.learning_steps",
+        english="""
+Cut a game that was already played into the learner's steps: the same episode format that
+Generate_episode returns (piece 2). The SARSA and Q-learning trainers and self-play read it.
+
+Contract: `moves` holds every move of the game in order, as (position before the move, the
+move, its reward from X's point of view); `side` is the learner (1 X, -1 O). Return one step
+(state, action, reward) per move of the learner: the position before that move, the move, and
+the reward of the whole step -- the learner's move plus the opponent's reply. A move of the
+opponent before the learner's first one (X's first move, when the learner plays O) belongs to
+no step. End the list with the final position as a one-element tuple (final,).
+
+Hint: walk the moves once, keeping the steps in a list, and think about where the reward of the
+opponent's reply has to go.
+""",
+        hebrew="""
+חתכו משחק ששוחק כבר לצעדים של הלומד: אותו פורמט אפיזודה ש-Generate_episode מחזיר (חלק 2). המאמנים
+של SARSA ושל Q-learning ומשחק עצמי קוראים אותו.
+
+החוזה: `moves` מכיל את כל המהלכים של המשחק לפי הסדר, כ-(המצב שלפני המהלך, המהלך, התגמול שלו
+מנקודת המבט של X); `side` הוא הלומד (1 ל-X, -1 ל-O). החזירו צעד אחד (state, action, reward) לכל
+מהלך של הלומד: המצב שלפני המהלך, המהלך, והתגמול של הצעד כולו -- המהלך של הלומד ועוד התשובה של
+היריב. מהלך של היריב לפני המהלך הראשון של הלומד (המהלך הראשון של X כשהלומד משחק O) לא שייך לאף
+צעד. סיימו את הרשימה במצב הסופי כזוג בן איבר אחד (final,).
+
+רמז: עברו על המהלכים פעם אחת, שמרו את הצעדים ברשימה, וחשבו לאן צריך ללכת התגמול של התשובה של
+היריב.
+"""),
+    "sarsa_update": Instructions(
+        piece=5,
+        function="SARSA_Trainer.update",
+        english="""
+Apply the SARSA rule to every step of `episode`, from the first step to the last, changing Q in
+place.
+
+Contract: for a step (state, action, reward) the target is the learner's reward -- side * reward,
+since the rewards are X's -- plus, unless this is the last step, gamma times Q of the NEXT
+step's (state, action): the move the learner really played next. Then Q(state, action) moves a
+fraction alpha of the way towards the target: Q + alpha * (target - Q). A pair never seen is
+worth 0 (Q.get(..., 0.0)). The episode ends with (final,), which is not a step.
+
+Hint: each step needs the step that follows it (or the end of the game); work one step out by
+hand with the numbers python check.py prints.
+""",
+        hebrew="""
+החילו את כלל SARSA על כל צעד של `episode`, מהצעד הראשון עד האחרון, ושנו את Q במקום.
+
+החוזה: לצעד (state, action, reward) המטרה היא התגמול של הלומד -- side * reward, כי התגמולים הם של
+X -- ועוד, אלא אם זה הצעד האחרון, gamma כפול Q של (state, action) של הצעד הבא: המהלך שהלומד באמת
+שיחק אחר כך. אז Q(state, action) זז חלק alpha מהדרך אל המטרה: Q + alpha * (target - Q). זוג שלא
+נראה מעולם שווה 0 (Q.get(..., 0.0)). האפיזודה נגמרת ב-(final,), שאינו צעד.
+
+רמז: כל צעד צריך את הצעד שבא אחריו (או את סוף המשחק); חשבו צעד אחד ביד עם המספרים ש-python
+check.py מדפיס.
+"""),
+    "q_update": Instructions(
+        piece=5,
+        function="Q_Trainer.update",
+        english="""
+Apply the Q-learning rule to every step of `episode`, from the first step to the last, changing
+Q in place.
+
+Contract: for a step (state, action, reward) the target is the learner's reward -- side * reward,
+since the rewards are X's -- plus, unless this is the last step, gamma times the LARGEST Q over
+the legal moves of the next step's state (its legal_actions()), whatever the learner then
+played. Then Q(state, action) moves a fraction alpha of the way towards the target:
+Q + alpha * (target - Q). A pair never seen is worth 0. The episode ends with (final,), which
+is not a step.
+
+Hint: the only difference from SARSA is the value of the next position; compare the two on the
+same episode by hand.
+""",
+        hebrew="""
+החילו את כלל Q-learning על כל צעד של `episode`, מהצעד הראשון עד האחרון, ושנו את Q במקום.
+
+החוזה: לצעד (state, action, reward) המטרה היא התגמול של הלומד -- side * reward, כי התגמולים הם של
+X -- ועוד, אלא אם זה הצעד האחרון, gamma כפול ה-Q הגדול ביותר על המהלכים החוקיים של המצב של הצעד
+הבא (legal_actions() שלו), לא משנה מה הלומד שיחק אחר כך. אז Q(state, action) זז חלק alpha מהדרך
+אל המטרה: Q + alpha * (target - Q). זוג שלא נראה מעולם שווה 0. האפיזודה נגמרת ב-(final,), שאינו
+צעד.
+
+רמז: ההבדל היחיד מ-SARSA הוא הערך של המצב הבא; השוו ביד את שניהם על אותה אפיזודה.
+"""),
+    "get_q_value": Instructions(
+        piece=5,
+        function="NimAI.get_q_value",
+        english="""
+Return the Q-value of `action` in `state`, or 0 if that pair has no value yet.
+
+Contract: the keys of self.q are (tuple(state), action); `state` may come as a list of pile
+sizes.
+
+Hint: a list cannot be a dictionary key, a tuple can.
+""",
+        hebrew="""
+החזירו את ערך ה-Q של `action` במצב `state`, או 0 אם לזוג הזה אין עדיין ערך.
+
+החוזה: המפתחות של self.q הם (tuple(state), action); `state` יכול להגיע כרשימה של גדלי ערימות.
+
+רמז: רשימה לא יכולה להיות מפתח במילון, tuple יכול.
+"""),
+    "update_q_value": Instructions(
+        piece=5,
+        function="NimAI.update_q_value",
+        english="""
+Store the new Q-value of `action` in `state` in self.q, by the rule in the docstring: a step of
+size self.alpha from old_q towards the new estimate, reward + future_rewards.
+
+Contract: the key is (tuple(state), action); nothing else in self.q changes.
+
+Hint: with alpha 0.5, old_q 0.2, reward 0 and future_rewards 0.6 the new value is 0.4.
+""",
+        hebrew="""
+שמרו ב-self.q את ערך ה-Q החדש של `action` במצב `state`, לפי הכלל שבתיעוד: צעד בגודל self.alpha
+מ-old_q אל ההערכה החדשה, reward + future_rewards.
+
+החוזה: המפתח הוא (tuple(state), action); שום דבר אחר ב-self.q לא משתנה.
+
+רמז: עם alpha 0.5, old_q 0.2, reward 0 ו-future_rewards 0.6 הערך החדש הוא 0.4.
+"""),
+    "best_future_reward": Instructions(
+        piece=5,
+        function="NimAI.best_future_reward",
+        english="""
+Return the best Q-value that any available action has in `state`.
+
+Contract: consider every action of Nim.available_actions(state); an action with no Q-value yet
+counts as 0; when no action is available (the game is over) the answer is 0.
+
+Hint: if every known action is worth less than 0 but some action is still unknown, the answer
+is 0.
+""",
+        hebrew="""
+החזירו את ערך ה-Q הטוב ביותר שיש לפעולה זמינה כלשהי במצב `state`.
+
+החוזה: התחשבו בכל הפעולות של Nim.available_actions(state); פעולה שאין לה עדיין ערך Q נחשבת 0;
+כשאין אף פעולה זמינה (המשחק נגמר) התשובה היא 0.
+
+רמז: אם כל פעולה מוכרת שווה פחות מ-0 אבל יש פעולה שעדיין לא מוכרת, התשובה היא 0.
+"""),
+    "choose_action": Instructions(
+        piece=5,
+        function="NimAI.choose_action",
+        english="""
+Choose an action in `state`.
+
+Contract: with `epsilon` false, return the available action with the largest Q-value (an
+unknown one counts 0; break ties at random). With `epsilon` true, return a random available
+action with probability self.epsilon, otherwise that best action. Raise ValueError when no
+action is available.
+
+Hint: random.random() < self.epsilon decides whether to explore.
+""",
+        hebrew="""
+בחרו פעולה במצב `state`.
+
+החוזה: כש-`epsilon` שקרי, החזירו את הפעולה הזמינה עם ערך ה-Q הגדול ביותר (פעולה לא מוכרת נחשבת
+0; שוויון נשבר באקראי). כש-`epsilon` אמיתי, החזירו פעולה זמינה אקראית בהסתברות self.epsilon,
+ואחרת את הפעולה הטובה ביותר. זרקו ValueError כשאין אף פעולה זמינה.
+
+רמז: random.random() < self.epsilon מחליט אם לחקור.
+"""),
 }
 
 # The README of the students' version: this section replaces the teachers' one (found by its
@@ -209,19 +374,45 @@ The tests (`python -m pytest -q`) skip whatever needs a piece you have not writt
 which piece.
 """
 
-# Added to tests/conftest.py of the students' version.
+# Added to tests/conftest.py of the students' version. Two marks let a test say what it needs
+# (the solved version registers them in pytest.ini and ignores them):
+#   @pytest.mark.exercise_piece(4)  needs piece 4; skipped until python check.py passes it
+#   @pytest.mark.solved_only        checks what only the solved version does (e.g. Ctrl-C in the
+#                                   trainer's main); always skipped in the students' version
 STUDENTS_CONFTEST = r'''# --- The exercise ------------------------------------------------------------------------------
-# A test that runs into a piece of the exercise not written yet is skipped, naming the piece,
-# instead of failing: `python check.py` grades the pieces themselves. This holds for a script run
-# as a separate process too (its traceback ends with the piece's message).
+# A test that needs a piece of the exercise you have not written yet is skipped, naming the
+# piece, instead of failing: `python check.py` grades the pieces themselves. That is a test that
+# runs into a piece's NotImplementedError (in this process, or in a script it runs: the traceback
+# ends with the piece's message), or one marked as needing a piece that does not pass yet.
 import re as _re
 
 _EXERCISE_STUB = _re.compile(r"(Exercise piece \d+): write ([\w.]+)")
+_PIECE_PASSES = {}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "exercise_piece(n): needs piece n of the exercise; skipped "
+                                       "until python check.py passes it")
+    config.addinivalue_line("markers", "solved_only: checks what only the teachers' solved "
+                                       "version does; skipped here")
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("solved_only"):
+        pytest.skip("checks what only the teachers' solved version does, not part of the exercise")
+    for mark in item.iter_markers("exercise_piece"):
+        number = mark.args[0]
+        if number not in _PIECE_PASSES:
+            import check
+            _PIECE_PASSES[number] = check.grade(number)[0]
+        if not _PIECE_PASSES[number]:
+            pytest.skip(f"needs Exercise piece {number}, which does not pass yet: see "
+                        f"python check.py --piece {number}")
 
 
 def _exercise_stub(error, text):
-    """The piece (and function) of the exercise stub behind ``error`` -- the error itself, what
-    caused it, or a traceback in the test's report ``text`` -- or None."""
+    # The piece (and function) of the exercise stub behind ``error`` -- the error itself, what
+    # caused it, or a traceback in the test's report ``text`` -- or None.
     seen = set()
     while error is not None and id(error) not in seen:
         seen.add(id(error))

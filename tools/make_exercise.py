@@ -15,6 +15,7 @@ that runs into a piece not written yet. The students check their pieces with ``p
 from __future__ import annotations
 
 import ast
+import io
 import os
 import re
 import shutil
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,7 +47,7 @@ LINE_WIDTH = 99
 BEGIN = re.compile(r"^(?P<indent>\s*)# \[exercise piece (?P<piece>\d+): (?P<key>\w+)\] "
                    r"solution begins\s*$")
 END = re.compile(r"^(?P<indent>\s*)# \[exercise piece (?P<piece>\d+)\] solution ends\s*$")
-ANY_MARKER = re.compile(r"#\s*\[exercise piece")
+ANY_MARKER = re.compile(r"\s*#\s*\[exercise piece")
 
 
 class ExerciseError(ValueError):
@@ -78,7 +80,8 @@ def find_regions(path: str, text: str) -> list[Region]:
     lines = text.splitlines()
     regions: list[Region] = []
     open_marker = None
-    for number, line in enumerate(lines, start=1):
+    for number in comment_lines(path, text):
+        line = lines[number - 1]
         begin, end = BEGIN.match(line), END.match(line)
         if begin:
             if open_marker:
@@ -102,7 +105,7 @@ def find_regions(path: str, text: str) -> list[Region]:
                                     f"line {start} (same piece, same indentation)")
             regions.append(Region(start, number, indent, instructions))
             open_marker = None
-        elif ANY_MARKER.search(line):
+        elif ANY_MARKER.match(line):
             raise ExerciseError(f"{path}:{number}: malformed exercise marker: {line.strip()}")
     if open_marker:
         raise ExerciseError(f"{path}:{open_marker[0]}: the piece that begins here never ends")
@@ -111,6 +114,17 @@ def find_regions(path: str, text: str) -> list[Region]:
         for region in regions:
             _check_is_function_tail(path, tree, region)
     return regions
+
+
+def comment_lines(path: str, text: str) -> list[int]:
+    """The numbers of the lines that hold nothing but a comment (a marker inside a string, such
+    as a docstring that shows how markers look, is not a marker)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError) as error:
+        raise ExerciseError(f"{path}: cannot be read as Python ({error})") from None
+    return [token.start[0] for token in tokens
+            if token.type == tokenize.COMMENT and not token.line[:token.start[1]].strip()]
 
 
 def _check_is_function_tail(path: str, tree: ast.AST, region: Region) -> None:
@@ -297,14 +311,18 @@ def main(argv: list[str] | None = None) -> int:
                              "replaced, other files stay)")
     args = parser.parse_args(argv)
     out = Path(args.out).expanduser().absolute()
-    check_target(ROOT, out, tracked_files(ROOT), args.force)
-    with tempfile.TemporaryDirectory(prefix="exercise-") as scratch:
-        stubs = build(ROOT, Path(scratch))
-        for made in sorted(Path(scratch).rglob("*")):
-            if made.is_file():
-                destination = out / made.relative_to(scratch)
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(made, destination)
+    try:
+        check_target(ROOT, out, tracked_files(ROOT), args.force)
+        with tempfile.TemporaryDirectory(prefix="exercise-") as scratch:
+            stubs = build(ROOT, Path(scratch))
+            for made in sorted(Path(scratch).rglob("*")):
+                if made.is_file():
+                    destination = out / made.relative_to(scratch)
+                    destination.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(made, destination)
+    except OSError as error:
+        raise ExerciseError(f"--out {args.out}: cannot write the exercise there "
+                            f"({error.strerror or error}: {error.filename})") from None
     print(f"Wrote the students' version to {args.out} ({len(stubs)} stubs):")
     for stub in stubs:
         print(f"  piece {stub.instructions.piece}: {stub.instructions.function} "

@@ -6,6 +6,8 @@
     python Tester.py --x Data/Q_MC_X.pth --o random --exact         # exact probabilities
     python Tester.py --worst-case Data/Q_MC_O.pth                    # can it be beaten? how?
     python Tester.py --optimum                                       # best possible results
+    python Tester.py --show-q Data/Q_MC_X.pth --moves "1,1 0,0"      # the table's Q-values
+    python Tester.py --analyse playout --moves ""                    # a search agent's scores
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ import cli
 from Agents import VALID_SPECS, describe, is_table_path, make_agent
 from Episode import play_games
 from Q_Table import load_table
+from Q_View import UNSEEN, board_grid, show_q
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
 from Solver import best_response, exact_outcome, minimax_value, worst_case
-from State import O, State, X, symbol
+from State import O, State, X, parse_moves, symbol
 from TicTacToe import TicTacToe
 
 DEFAULT_X = "Data/Q_MC_X.pth"
@@ -44,7 +47,10 @@ def first_agent_results(first: str, second: str, side: int, games: int | None, s
     other = make_agent(second, -side, env, seed=seed + 1)
     x_agent, o_agent = (me, other) if side == X else (other, me)
     if games is None:
-        outcome = exact_outcome(x_agent, o_agent)
+        try:
+            outcome = exact_outcome(x_agent, o_agent)
+        except NotImplementedError as error:
+            raise ValueError(f"exact probabilities cannot be computed: {error}") from None
         x_wins, o_wins, draws = outcome["x_wins"], outcome["o_wins"], outcome["draws"]
     else:
         x_wins, o_wins, draws = play_games(x_agent, o_agent, env, games,
@@ -96,10 +102,10 @@ def worst_case_report(spec: str, seed: int) -> str:
     parts = []
     for side in sides_of(spec):
         agent = make_agent(spec, side, env, seed=seed)
-        if not hasattr(agent, "action_probs"):
-            raise ValueError(f"agent {spec!r} cannot state its move probabilities, so its worst "
-                             "case cannot be computed")
-        value, line = worst_case(agent)
+        try:
+            value, line = worst_case(agent)
+        except NotImplementedError as error:
+            raise ValueError(f"the worst case of {spec!r} cannot be computed: {error}") from None
         name = f"{describe(spec)} playing {symbol(side)}"
         if line is None:
             verdict = "always wins" if value > 0 else "at worst a draw"
@@ -129,6 +135,21 @@ def optimum_report() -> str:
     return "\n".join(lines)
 
 
+def analyse_report(spec: str, moves: str, seed: int) -> str:
+    """What a search agent thinks of every move after ``moves``, on the board layout."""
+    state = parse_moves(moves)
+    if state.end_of_game:
+        raise ValueError("the game is over after these moves: there is no move to analyse")
+    agent = make_agent(spec, state.player, TicTacToe(), seed=seed)
+    if not hasattr(agent, "analyse"):
+        raise ValueError(f"agent {spec!r} has no analyse(); use playout or mcts "
+                         "(for a Q-table: --show-q TABLE)")
+    values = agent.analyse(state)
+    return (f"{describe(spec)} playing {symbol(state.player)}: its number for every move "
+            f"(the bracketed cell has the largest; cells it never tried show {UNSEEN}):\n\n"
+            + board_grid(state, {action: values.get(action) for action in state.legal_actions()}))
+
+
 def build_parser() -> cli.Parser:
     parser = cli.Parser(prog="Tester.py", description="Measure agents by sampled games or exactly.",
                         epilog=f"Agent specs: {VALID_SPECS}. Options follow a colon, e.g. "
@@ -149,6 +170,14 @@ def build_parser() -> cli.Parser:
                         help="can this agent be beaten? if so, show a line that beats it")
     parser.add_argument("--optimum", action="store_true",
                         help="print the best possible results against random and advanced")
+    parser.add_argument("--show-q", metavar="TABLE",
+                        help="the table's Q-value of every cell, laid out as the board, in the "
+                             "position after --moves")
+    parser.add_argument("--analyse", metavar="SPEC",
+                        help="a search agent's score of every move (playout, mcts) after --moves")
+    parser.add_argument("--moves", default="", metavar="MOVES",
+                        help="moves from the empty board as row,col pairs, 0-based, e.g. "
+                             "'1,1 0,0' (default: none, the empty board)")
     return parser
 
 
@@ -158,6 +187,10 @@ def main(argv: list[str] | None = None) -> int:
         print(optimum_report())
     elif args.worst_case is not None:
         print(worst_case_report(args.worst_case, args.seed))
+    elif args.show_q is not None:
+        print(show_q(args.show_q, args.moves))
+    elif args.analyse is not None:
+        print(analyse_report(args.analyse, args.moves, args.seed))
     else:
         print(compare(args.x, args.o, None if args.exact else args.games, args.seed, args.both))
     return 0

@@ -87,4 +87,7 @@ def run(main: Callable[[], int | None]) -> None:
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)
         sys.exit(INTERRUPTED)
+    except BrokenPipeError:  # the reader went away (e.g. `| head`): nothing left to say
+        sys.stderr.close()
+        sys.exit(0)
     sys.exit(status or 0)

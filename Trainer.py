@@ -66,7 +66,8 @@ class Setup(NamedTuple):
     """The players and files of one training run, as the command line chose them."""
     player1: AI_Agent        # the learner (X in self-play)
     player2: object          # its opponent, part of the environment; in self-play the O learner
-    path: str                # where player1 is saved (in self-play the X table; O's lies beside it)
+    path: str                # where player1 is saved; in self-play the name that table_paths
+                             # turns into the X and the O table
     start: int               # episodes already done by a resumed table
     curve: Learning_Curve | None
 
@@ -141,10 +142,13 @@ def parse_arguments(prog: str, description: str, defaults: Defaults, argv: list[
     changes them to ``defaults.self_play`` (a variant wins over that, and flags given on the
     command line win over both). A missing ``--seed`` becomes a fresh one, so every run can be
     repeated."""
-    epilog = None
+    pair = table_paths("Data/" + defaults.out_name.format(side="self"), 2)
+    epilog = (f"--opponent self saves {pair[0]} and {pair[1]} (with --out PATH: PATH with _X and "
+              "_O added)")
     if defaults.self_play:
-        epilog = "With --opponent self the defaults are " + ", ".join(
-            f"--{key} {value}" for key, value in defaults.self_play.items()) + "."
+        epilog += "; its defaults are " + ", ".join(
+            f"--{key} {value}" for key, value in defaults.self_play.items())
+    epilog += "."
     parser = cli.Parser(prog=prog, description=description, epilog=epilog)
     add_arguments(parser, defaults.epochs, defaults.gamma, defaults.alpha, defaults.out_name,
                   defaults.epsilon)
@@ -219,7 +223,7 @@ def setup(algorithm: str, title: str, args: argparse.Namespace, env: TicTacToe,
     else:
         player2 = make_opponent(args.opponent, -side, env, args.seed)
     learners = learners_of(player1, player2)
-    path = args.out or "Data/" + out_name.format(side="self_X" if self_play else args.side)
+    path = args.out or "Data/" + out_name.format(side="self" if self_play else args.side)
     start = 0
     if args.resume:
         done = {resume_from(where, agent)
@@ -328,16 +332,16 @@ def train_loop(learn: Callable[[int], State], learners: list[AI_Agent], path: st
         agent.save_Q(where)
     print(f"Trained {done - start:,} episodes in {seconds:.1f} s "
           f"({(done - start) / max(seconds, 1e-9):,.0f} episodes/s)")
-    if curve is not None and plot:
-        curve.evaluate(done)
-        curve.save(plot)
-        print(f"Saved the learning curves to {plot}")
     names = " and ".join(paths)
     if interrupted:
         print(f"Interrupted: saved {done:,} of {epochs:,} episodes to {names} "
               f"(continue with --resume {path})")
     else:
         print(f"Saved the table{'s' if len(paths) > 1 else ''} to {names}")
+    if curve is not None and plot:
+        curve.evaluate(done)
+        curve.save(plot)
+        print(f"Saved the learning curves to {plot}")
     return not interrupted
 
 

@@ -59,7 +59,7 @@ def run(argv: list[str] | None = None) -> int:
     """Train from the command line ``argv``; return the exit status."""
     lecture = ("the lecture's settings: --alpha 0.2 --epsilon geometric --epochs 50000 "
                "(flags given as well still win)", LECTURE)
-    return Trainer.main("Q", "Q-learning", update, DEFAULTS, argv, prog="Q_Trainer.py",
+    return Trainer.main("Q-learning", "Q-learning", update, DEFAULTS, argv, prog="Q_Trainer.py",
                         description=__doc__.split("\n\n")[0], variants={"lecture": lecture})
 
 

@@ -61,7 +61,7 @@ EXP_CLOSE_BY_200K = 0.02
 EPISODE_GAMES = 16
 EPISODE_EPOCHS = (0, 7, 5_000, 123_456)
 
-# --- pieces 3 and 4: the update on hand-made episodes ----------------------------------------------
+# --- pieces 3 and 4: the update on hand-made episodes -------------------------------------------
 # Boards are nine cells, row by row: X, O or "." (empty). Every position has no symmetry of its own
 # and no step is a turned or mirrored copy of another, so a trainer that also learns from the
 # board's symmetries gives the same values for these pairs. The first episode comes back at the end,
@@ -225,7 +225,7 @@ def fmt(value) -> str:
     return f"{value:.6g}" if isinstance(value, float) else repr(value)
 
 
-# --- piece 1 ---------------------------------------------------------------------------------------
+# --- piece 1 ----------------------------------------------------------------------------------
 
 def check_epsilon() -> None:
     agent = load("AI_Agent").AI_Agent(X, train=True)
@@ -498,7 +498,8 @@ def check_update(side: int) -> None:
                       f"epoch) for epoch = 0, 1, ..., {len(episodes) - 1}; it asked for "
                       f"{epochs}")
     if any(player is not learner for player, _ in calls):
-        raise Failure("main must generate the episodes of player1: Generate_episode(player1, epoch)")
+        raise Failure("main must generate the episodes of player1: "
+                      "Generate_episode(player1, epoch)")
     gamma, alpha = MC_Trainer.gamma, MC_Trainer.alpha
     wanted = expected_values(episodes, side, start, gamma, alpha)
     for number, episode in enumerate(episodes, start=1):
@@ -695,7 +696,8 @@ def train_and_report(side: int) -> str:
             start_epoch=0, PATH=os.path.join(folder, "q.pth")):
         call("main", MC_Trainer.main)
     learner.train = False
-    outcome = exact_outcome(*((learner, Random_Agent(O)) if side == X else (Random_Agent(X), learner)))
+    pair = (learner, Random_Agent(O)) if side == X else (Random_Agent(X), learner)
+    outcome = exact_outcome(*pair)
     wins, losses = ((outcome["x_wins"], outcome["o_wins"]) if side == X else
                     (outcome["o_wins"], outcome["x_wins"]))
     best_wins, best_losses = BEST_VS_RANDOM[side]
@@ -733,10 +735,11 @@ def main(argv: list[str] | None = None) -> int:
                         return FAILED
         else:
             print("Pieces 1-3 must pass before your agent is trained and measured.")
-    ok = all(passed[n] for n in counted)
-    print(f"{'All' if ok else 'Not all'} counted pieces pass "
-          f"({', '.join(str(n) for n in counted)}).")
-    return 0 if ok else FAILED
+    failing = [str(n) for n in counted if not passed[n]]
+    listed = ", ".join(str(n) for n in counted)
+    print(f"Pieces that count: {listed} -- " +
+          (f"not passing yet: {', '.join(failing)}." if failing else "all pass."))
+    return FAILED if failing else 0
 
 
 if __name__ == "__main__":

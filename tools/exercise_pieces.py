@@ -27,7 +27,7 @@ class Piece:
     """One graded piece of the exercise."""
     number: int
     title: str          # what the student writes, in a few words
-    required: bool      # required pieces decide the self-check's exit status; bonus ones only with --all
+    required: bool      # decides the self-check's exit status (a bonus piece only with --all)
 
 
 PIECES = (
@@ -350,7 +350,7 @@ the function's name, arguments and docstring.
 | 2 | `MC_Trainer.py`, `Generate_episode` | one game as a list of learning steps |
 | 3 | `MC_Trainer.py`, `main` | the Monte Carlo update loop |
 | 4 (bonus) | the same two functions | an agent that plays O (`--side O`) |
-| 5 (bonus) | `SARSA_Trainer.py`, `Q_Trainer.py`, `nim/nim.py` | SARSA and Q-learning updates; Nim's Q-learning |
+| 5 (bonus) | `Episode.py`, `SARSA_Trainer.py`, `Q_Trainer.py`, `nim/nim.py` | TD learning, Nim |
 
 Check your work after each piece:
 
@@ -379,7 +379,8 @@ which piece.
 #   @pytest.mark.exercise_piece(4)  needs piece 4; skipped until python check.py passes it
 #   @pytest.mark.solved_only        checks what only the solved version does (e.g. Ctrl-C in the
 #                                   trainer's main); always skipped in the students' version
-STUDENTS_CONFTEST = r'''# --- The exercise ------------------------------------------------------------------------------
+STUDENTS_CONFTEST = r'''
+# --- The exercise ------------------------------------------------------------------------------
 # A test that needs a piece of the exercise you have not written yet is skipped, naming the
 # piece, instead of failing: `python check.py` grades the pieces themselves. That is a test that
 # runs into a piece's NotImplementedError (in this process, or in a script it runs: the traceback

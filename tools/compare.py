@@ -14,6 +14,7 @@ against ``random`` and ``advanced`` and whether any opponent can beat it.
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -87,9 +88,17 @@ def comparison(epochs: int, seed: int, opponent: str) -> str:
         lines.append(f"| {name} | {against} | {symbol(m['side'])} | {m['seconds']:.1f} "
                      f"| {percent(m['results']['random'])} | {percent(m['results']['advanced'])} "
                      f"| {'yes' if m['unbeatable'] else 'no'} |")
+    rates = ", ".join(f"{name} {load_defaults(script).self_play.get('alpha', '-')}"
+                      for name, script in TRAINERS)
     lines.append("")
-    lines.append("Self-play trains the X and the O table in one run; both rows show its time.")
+    lines.append("Self-play trains the X and the O table in one run (both rows show its time), "
+                 f"with each trainer's self-play learning rate ({rates}).")
     return "\n".join(lines)
+
+
+def load_defaults(script: str):
+    """The ``DEFAULTS`` (``Trainer.Defaults``) of a trainer script."""
+    return importlib.import_module(script[:-len(".py")]).DEFAULTS
 
 
 def bench_trainers(epochs: int = DEFAULT_EPOCHS, repeats: int = BENCH_REPEATS,

@@ -88,11 +88,15 @@ class Learning_Curve:
         for rates, agent in zip(self.rates, self.learners):
             rates.append(exact_results(agent))
 
+    def bin_size(self) -> int:
+        """Games per bin: enough for about ``BINS`` bins over the games recorded."""
+        return max(1, -(-len(self.results) // BINS))
+
     def binned(self) -> tuple[list[float], dict[str, list[float]], list[float]]:
         """``(bin centres in episodes, {"wins"/"losses"/"draws": share per bin}, mean outcome per
         bin)``, all from the point of view of ``side``."""
         win, loss = (X_WON, O_WON) if self.side == X else (O_WON, X_WON)
-        size = max(1, -(-len(self.results) // BINS))
+        size = self.bin_size()
         centres, mean = [], []
         shares: dict[str, list[float]] = {"wins": [], "losses": [], "draws": []}
         for first in range(0, len(self.results), size):
@@ -118,7 +122,7 @@ class Learning_Curve:
         figure.suptitle(self.title)
         me = symbol(self.side)
         centres, shares, mean = self.binned()
-        size = max(1, -(-len(self.results) // BINS))
+        size = self.bin_size()
 
         ax = axes["mean"]
         ax.plot(centres, mean, color="tab:purple")

@@ -5,13 +5,14 @@ to playing there (from that side's point of view: the larger, the better it thin
 taken cells show their X or O. The greedy move -- the one the trained agent plays -- is in brackets.
 A cell whose move the table never tried shows ``unseen`` (it counts as 0).
 
-    >>> print(format_view(table, parse_moves("1,1 0,0")))      # doctest: +SKIP
+    >>> print(show_q("Data/Q_MC_X.pth", "1,1 0,0"))          # doctest: +SKIP
     X to move after 2 moves; Q-values of X's table (the bracketed cell is the greedy move):
 
-         O    |  +0.512  |  +0.873
-      --------+----------+---------
-       +0.691 |     X    | [+0.950]
-      ...
+        O    | [+0.591]|  +0.450
+    ---------+---------+---------
+      +0.504 |    X    |  +0.426
+    ---------+---------+---------
+      +0.442 |  +0.437 |  +0.363
 
 ``python Tester.py --show-q TABLE --moves "1,1 0,0"`` prints this view (``show_q``).
 """

@@ -29,7 +29,8 @@ from Agents import make_agent  # noqa: E402
 from Learning_Curves import exact_results  # noqa: E402
 from Q_Table import load_table  # noqa: E402
 from Solver import is_unbeatable  # noqa: E402
-from State import O, X, symbol  # noqa: E402
+from State import symbol  # noqa: E402
+from Trainer import Defaults, table_paths  # noqa: E402
 
 TRAINERS = (("MC", "MC_Trainer.py"), ("SARSA", "SARSA_Trainer.py"), ("Q-learning", "Q_Trainer.py"))
 DEFAULT_EPOCHS = 100_000
@@ -47,10 +48,7 @@ def train(script: str, out: str, epochs: int, seed: int, opponent: str,
     if result.returncode != 0:
         last = (result.stderr.strip().splitlines() or ["(no message)"])[-1]
         cli.fail(f"{script} failed (status {result.returncode}): {last}")
-    if opponent == "self":
-        stem = out[:-len(".pth")]
-        return [f"{stem}_X.pth", f"{stem}_O.pth"]
-    return [out]
+    return table_paths(out, 2 if opponent == "self" else 1)
 
 
 def measure(path: str) -> dict:
@@ -96,7 +94,7 @@ def comparison(epochs: int, seed: int, opponent: str) -> str:
     return "\n".join(lines)
 
 
-def load_defaults(script: str):
+def load_defaults(script: str) -> Defaults:
     """The ``DEFAULTS`` (``Trainer.Defaults``) of a trainer script."""
     return importlib.import_module(script[:-len(".py")]).DEFAULTS
 
@@ -125,6 +123,7 @@ def speed_report(speeds: dict[str, float]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line: the comparison table, or with ``--bench`` the speed report."""
     parser = cli.Parser(prog="compare.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--epochs", type=cli.count, default=DEFAULT_EPOCHS,
                         help=f"episodes per training run (default: {DEFAULT_EPOCHS:,})")

@@ -32,7 +32,7 @@ from AI_Agent import EPSILON_FINAL, EPSILON_SCHEDULES, AI_Agent
 from Agents import make_agent
 from Episode import learning_steps, play_game
 from Learning_Curves import PLOT_FORMATS, Learning_Curve, exact_results
-from Q_Table import load_table
+from Q_Table import check_writable, load_table
 from Solver import worst_case
 from State import DRAW, O, X, X_WON, State, symbol
 from TicTacToe import TicTacToe
@@ -124,12 +124,13 @@ def add_arguments(parser: cli.Parser, epochs: int, gamma: float, alpha: float,
     parser.add_argument("--seed", type=cli.seed, default=None,
                         help="random seed; the same seed gives the same table, bit for bit "
                              "(default: a fresh one, printed)")
-    parser.add_argument("--out", default=None, metavar="PATH",
+    parser.add_argument("--out", type=cli.path, default=None, metavar="PATH",
                         help=f"where to save the table (default: Data/{out_name.format(side='X')} "
                              "for X, likewise for O)")
-    parser.add_argument("--resume", default=None, metavar="PATH",
+    parser.add_argument("--resume", type=cli.path, default=None, metavar="PATH",
                         help="continue from a table saved by an earlier (e.g. interrupted) run: "
-                             "its Q-values and episode counter, so epsilon goes on where it stopped")
+                             "its Q-values, episode counter and epsilon schedule, so epsilon goes "
+                             "on where it stopped (saved back to PATH unless --out says otherwise)")
     parser.add_argument("--plot", type=plot_path, default=None, metavar="PATH.png",
                         help="draw the learning curves into this file: outcomes per bin of games, "
                              "epsilon, and exact results against random and advanced over time")
@@ -188,6 +189,13 @@ def resume_from(path: str, learner: AI_Agent) -> int:
     if not isinstance(done, int) or done < 0:
         raise ValueError(f"{path}: records no episode count, so it cannot be resumed; "
                          "use --opponent or start afresh")
+    schedule = meta.get("epsilon", learner.epsilon_schedule)
+    if schedule != learner.epsilon_schedule:
+        raise ValueError(f"{path}: was trained with --epsilon {schedule}; resume it with the same "
+                         "--epsilon")
+    planned = meta.get("epochs")
+    if isinstance(planned, int) and planned > 0:  # epsilon goes on along the interrupted schedule
+        learner.decay_epochs = max(1, planned // 2)
     learner.Q = Q
     return done
 
@@ -223,7 +231,10 @@ def setup(algorithm: str, title: str, args: argparse.Namespace, env: TicTacToe,
     else:
         player2 = make_opponent(args.opponent, -side, env, args.seed)
     learners = learners_of(player1, player2)
-    path = args.out or "Data/" + out_name.format(side="self" if self_play else args.side)
+    path = args.out or args.resume or \
+        "Data/" + out_name.format(side="self" if self_play else args.side)
+    for where in table_paths(path, len(learners)):
+        check_writable(where)  # now, not after the training
     start = 0
     if args.resume:
         done = {resume_from(where, agent)
@@ -232,6 +243,9 @@ def setup(algorithm: str, title: str, args: argparse.Namespace, env: TicTacToe,
             raise ValueError(f"{args.resume}: the X and O tables record different episode "
                              "counts, so they cannot be resumed together")
         start = done.pop()
+        if start >= args.epochs:
+            raise ValueError(f"{args.resume}: already covers {start:,} episodes; ask for more "
+                             f"with --epochs (e.g. --epochs {2 * start})")
     for agent in learners:
         agent.meta = describe_run(algorithm, agent.player, args, start)
     who = "X and O by self-play" if self_play else f"{args.side} against {args.opponent}"
@@ -335,7 +349,7 @@ def train_loop(learn: Callable[[int], State], learners: list[AI_Agent], path: st
     names = " and ".join(paths)
     if interrupted:
         print(f"Interrupted: saved {done:,} of {epochs:,} episodes to {names} "
-              f"(continue with --resume {path})")
+              f"(continue with --resume {path} --epochs {epochs})")
     else:
         print(f"Saved the table{'s' if len(paths) > 1 else ''} to {names}")
     if curve is not None and plot:

@@ -157,7 +157,7 @@ TRAINER_CASES = {
     **{f"opponent {name}": (["--opponent", name], name) for name in BAD_TABLES},
 }
 # Accepted today although they should not be (see the diffs proposed with issue 8).
-TRAINER_KNOWN_GAPS = {
+TRAINER_EARLY_REFUSALS = {
     "out empty": (["--out", ""], "--out"),
     "resume empty": (["--resume", ""], "--resume"),
     "out is a folder": (["--out", "folder.pth"], "folder.pth"),
@@ -180,12 +180,10 @@ def test_trainer_refuses_bad_input_in_one_line(invoke, workdir, case):
     assert not (workdir / "out.pth").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="needs the Trainer.py, cli.py and Agents.py changes proposed "
-                                       "with issue 8")
-@pytest.mark.parametrize("case", TRAINER_KNOWN_GAPS)
+@pytest.mark.parametrize("case", TRAINER_EARLY_REFUSALS)
 def test_trainer_refuses_bad_paths_before_training(invoke, case):
     import MC_Trainer
-    args, name = TRAINER_KNOWN_GAPS[case]
+    args, name = TRAINER_EARLY_REFUSALS[case]
     assert_one_line_error(*invoke(MC_Trainer, "run", ["--epochs", "50", "--out", "gap.pth", *args]),
                           name)
 
@@ -237,15 +235,15 @@ def test_tester_refuses_bad_input_in_one_line(invoke, workdir, case):
 
 
 # Refused today only after the progress bar started (two lines on stderr).
-TESTER_KNOWN_GAPS = {"x human": (["--x", "human", "--o", "random"], "human")}
+TESTER_EARLY_REFUSALS = {"x human": (["--x", "human", "--o", "random"], "human")}
 
 
-@pytest.mark.parametrize("case", TESTER_KNOWN_GAPS)
+@pytest.mark.parametrize("case", TESTER_EARLY_REFUSALS)
 def test_tester_refuses_a_human_before_playing(invoke, case):
     if not (ROOT / TESTER).exists():
         pytest.skip("Tester.py is not written yet")
     import Tester
-    args, name = TESTER_KNOWN_GAPS[case]
+    args, name = TESTER_EARLY_REFUSALS[case]
     assert_one_line_error(*invoke(Tester, "main", ["--games", "5", *args]), name)
 
 

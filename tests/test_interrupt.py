@@ -122,9 +122,6 @@ def test_resume_starts_at_the_saved_episode(interrupted, restore_trainer, monkey
 
 
 @posix_only
-@pytest.mark.xfail(strict=True, reason="the resumed learner decays epsilon over the new --epochs, "
-                                       "not the interrupted run's; see the Trainer.py diff "
-                                       "proposed with issue 8")
 def test_resume_continues_the_interrupted_runs_epsilon(interrupted, restore_trainer, monkeypatch):
     folder, _, _, _, episodes, _ = interrupted
     monkeypatch.chdir(folder)

@@ -156,7 +156,7 @@ TRAINER_CASES = {
     **{f"resume {name}": (["--resume", name], name) for name in BAD_TABLES},
     **{f"opponent {name}": (["--opponent", name], name) for name in BAD_TABLES},
 }
-# Accepted today although they should not be (see the diffs proposed with issue 8).
+# Refused before any training starts, so a typo never costs a whole run.
 TRAINER_EARLY_REFUSALS = {
     "out empty": (["--out", ""], "--out"),
     "resume empty": (["--resume", ""], "--resume"),

@@ -5,10 +5,20 @@ the environment. The game is cut into learning steps -- the learner's move plus 
 reply -- and, walking the steps backwards, each step's return ``G = gamma * G + reward`` pulls its
 Q-value towards it: ``Q <- Q + alpha * (G - Q)``. Rewards are X's; a learner playing O negates them.
 
+Two refinements make the course's parameters reliable (``--plain`` turns both off, giving the
+chapter's algorithm exactly as printed):
+- Symmetry: a position and its rotated or mirrored copies are the same situation, so each update
+  also goes to the seven images of the pair (``Symmetry.images``): every game teaches eight.
+- The walk back stops after a step whose move was exploratory (not the greedy one): the returns of
+  the earlier steps then depend on a random move, so they say little about the greedy policy the
+  agent will play. (This is off-policy Monte Carlo control with a greedy target.) Without it a
+  good move that was tried mostly while the agent still played randomly keeps a low, stale value.
+
     python MC_Trainer.py                         # X against random, the course's parameters
     python MC_Trainer.py --side O --opponent advanced --epochs 300000 --out Data/my_O.pth
     python MC_Trainer.py --plot mc.png           # also draw the learning curves
     python MC_Trainer.py --opponent self         # self-play: an X table and an O table
+    python MC_Trainer.py --plain                 # the chapter's algorithm without refinements
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ from Episode import learning_steps, play_game, play_games
 from Learning_Curves import Learning_Curve
 from Random_Agent import Random_Agent
 from State import O, X, State, symbol
+from Symmetry import images
 from TicTacToe import TicTacToe
 
 # The course's parameters (SPEC section 5).
@@ -35,6 +46,9 @@ PATH = "Data/" + OUT_NAME.format(side="X")
 DEFAULTS = Trainer.Defaults(epochs, gamma, alpha, OUT_NAME,
                             self_play={"epochs": 400_000, "alpha": 0.1})
 
+PLAIN_HELP = ("the chapter's algorithm as printed: every step of every episode updates just "
+              "its own pair (no board symmetries, no stop at exploratory moves)")
+
 env = TicTacToe()
 player1 = AI_Agent(X, env, train=True)   # the learner
 player2 = Random_Agent(O, env)           # its opponent: part of the environment (in self-play,
@@ -42,6 +56,7 @@ player2 = Random_Agent(O, env)           # its opponent: part of the environment
 start_epoch = 0                          # where a resumed run picks up
 curve: Learning_Curve | None = None      # records the learning curves when --plot asks for them
 PLOT = None                              # where to draw them
+PLAIN = False                            # the chapter's update exactly (no symmetry, no stop)
 
 
 def Generate_episode(player: AI_Agent, epoch: int) -> list[tuple]:
@@ -73,8 +88,12 @@ def main() -> bool:
             G = 0.0
             for state, action, reward in reversed(episode):
                 G = gamma * G + side * reward
-                old = Q.get((state, action), 0.0)
-                Q[(state, action)] = old + alpha * (G - old)
+                explored = not PLAIN and action != agent.get_Q_action(state)
+                for pair in ([(state, action)] if PLAIN else images(state, action)):
+                    old = Q.get(pair, 0.0)
+                    Q[pair] = old + alpha * (G - old)
+                if explored:
+                    break
         return final_state
 
     finished = Trainer.train_loop(learn, learners, PATH, start_epoch, epochs,
@@ -101,17 +120,20 @@ def test(num: int) -> tuple[int, int, int]:
 
 def configure(argv: list[str] | None = None) -> None:
     """Set the module's players and parameters from command-line arguments."""
-    global epochs, gamma, alpha, PATH, player1, player2, start_epoch, curve, PLOT
-    args = Trainer.parse_arguments("MC_Trainer.py", __doc__.split("\n\n")[0], DEFAULTS, argv)
-    epochs, gamma, alpha, PLOT = args.epochs, args.gamma, args.alpha, args.plot
+    global epochs, gamma, alpha, PATH, player1, player2, start_epoch, curve, PLOT, PLAIN
+    args = Trainer.parse_arguments("MC_Trainer.py", __doc__.split("\n\n")[0], DEFAULTS, argv,
+                                   variants={"plain": (PLAIN_HELP, {})})
+    epochs, gamma, alpha, PLOT, PLAIN = args.epochs, args.gamma, args.alpha, args.plot, args.plain
     player1, player2, PATH, start_epoch, curve = Trainer.setup("MC", "Monte Carlo control", args,
                                                                env, OUT_NAME)
+    for agent in Trainer.learners_of(player1, player2):
+        agent.meta["refinements"] = "none (--plain)" if PLAIN else "symmetry, stop at exploration"
 
 
 def run(argv: list[str] | None = None) -> int:
     """Train from the command line ``argv``, print the exact report; return the exit status."""
     configure(argv)
-    finished = main()
+    finished = main() is not False  # a main() typed in from the chapter returns None
     Trainer.print_reports(Trainer.learners_of(player1, player2))
     return 0 if finished else cli.INTERRUPTED
 

@@ -12,6 +12,7 @@ from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
 from Solver import exact_outcome, worst_case
 from State import O, ONGOING, X, State
+from Symmetry import images
 from TicTacToe import REWARD, TicTacToe
 
 DATA = Path(__file__).resolve().parent.parent / "Data"
@@ -67,7 +68,9 @@ def run_main_on(mc, monkeypatch, tmp_path, episode, side):
 
 @pytest.mark.parametrize("side", [X, O])
 def test_mc_update_arithmetic(trainer, monkeypatch, tmp_path, side):
+    """The chapter's update (``--plain``): returns walked backwards, every step updated."""
     mc = trainer(side)
+    monkeypatch.setattr(mc, "PLAIN", True)
     if side == X:
         s1, s2, s3 = State(), State([1, -1, 0, 0, 0, 0, 0, 0, 0]), State([1, -1, 1, 0, -1, 0, 0, 0, 0])
     else:
@@ -87,6 +90,46 @@ def test_mc_update_arithmetic(trainer, monkeypatch, tmp_path, side):
     assert Q[(s1, (1, 1))] == pytest.approx(alpha * g1)
     saved, saved_side, meta = load_table(str(tmp_path / "q.pth"))
     assert saved == Q and saved_side == side and meta["episodes_done"] == 1
+
+
+def greedy_episode(side):
+    """An episode whose every move is the learner's greedy one under an empty table (the first
+    legal cell), ending in a win for ``side``."""
+    if side == X:
+        steps = [(State(), (0, 0)), (State([1, -1, 0, 0, 0, 0, 0, 0, 0]), (0, 2)),
+                 (State([1, -1, 1, -1, 0, 0, 0, 0, 0]), (1, 1))]
+        final = State([1, -1, 1, -1, 1, 0, 0, 0, 0], O)
+    else:
+        steps = [(State([0, 0, 0, 0, 1, 0, 0, 0, 0], O), (0, 0)),
+                 (State([-1, 1, 0, 0, 1, 0, 0, 0, 0], O), (0, 2)),
+                 (State([-1, 1, -1, 1, 1, 0, 0, 0, 0], O), (1, 2))]
+        final = State([-1, 1, -1, 1, 1, -1, 1, 0, 0], O)  # the reward below says O won
+    return [(state, action, 0) for state, action in steps[:-1]] + \
+        [(steps[-1][0], steps[-1][1], side), (final,)]
+
+
+@pytest.mark.parametrize("side", [X, O])
+def test_refined_update_teaches_every_mirror_image(trainer, monkeypatch, tmp_path, side):
+    mc = trainer(side)
+    episode = greedy_episode(side)
+    Q = run_main_on(mc, monkeypatch, tmp_path, episode, side)
+    G = 1.0
+    for state, action, _ in reversed(episode[:-1]):
+        for image in images(state, action):
+            assert Q[image] == pytest.approx(mc.alpha * G)
+        G *= mc.gamma
+    assert len(Q) == sum(len(images(s, a)) for s, a, _ in episode[:-1])
+
+
+def test_refined_update_stops_at_an_exploratory_move(trainer, monkeypatch, tmp_path):
+    mc = trainer(X)
+    (s1, a1, _), (s2, _, _), (s3, a3, _), final = greedy_episode(X)
+    explored = (2, 2)  # not the greedy (first legal) cell of s2
+    episode = [(s1, a1, 0), (s2, explored, 0), (s3, a3, 1), final]
+    Q = run_main_on(mc, monkeypatch, tmp_path, episode, X)
+    assert Q[(s3, a3)] == pytest.approx(mc.alpha)
+    assert Q[(s2, explored)] == pytest.approx(mc.alpha * mc.gamma)  # the explored move is learned
+    assert (s1, a1) not in Q  # its return went through a random move: no update
 
 
 def train_table(tmp_path, name, *args):
@@ -115,6 +158,18 @@ def test_short_training_beats_random_play_by_far(tmp_path, side, random_wins):
     outcome = exact_outcome(*((agent, other) if side == X else (other, agent)))
     wins = outcome["x_wins"] if side == X else outcome["o_wins"]
     assert wins > random_wins + 0.25
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_default_run_meets_the_quality_target(tmp_path, seed):
+    """The course's run (X against random, 200,000 episodes, its parameters): at least 98.5 %
+    wins against random, exactly, never a loss."""
+    Q, _, meta = train_table(tmp_path, "default.pth", "--seed", str(seed))
+    assert (meta["epochs"], meta["gamma"], meta["alpha"]) == (200_000, 0.95, 0.01)
+    agent = AI_Agent(X, train=False)
+    agent.Q = Q
+    outcome = exact_outcome(agent, Random_Agent(O))
+    assert outcome["x_wins"] >= 0.985 and outcome["o_wins"] == 0
 
 
 def shipped(name, side):

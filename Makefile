@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: venv play train test bench data compare exercise clean
+.PHONY: venv play train test bench data compare curves exercise clean
 
 venv: $(STAMP)
 
@@ -31,6 +31,14 @@ bench: venv
 data: venv
 	$(PY) MC_Trainer.py --side X --opponent random+advanced+minimax --epochs 1000000 --seed 1 --out Data/Q_MC_X.pth
 	$(PY) MC_Trainer.py --side O --opponent random+minimax --epochs 1000000 --seed 1 --out Data/Q_MC_O.pth
+
+# MC vs SARSA vs Q-learning vs self-play at equal episodes, exact results (about a minute).
+compare: venv
+	$(PY) tools/compare.py
+
+# The README's learning-curve figure.
+curves: venv
+	$(PY) Q_Trainer.py --lecture --seed 1 --plot docs/learning_curve.png --out Data/my_Q_lecture_X.pth
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis __pycache__ tests/__pycache__

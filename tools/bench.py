@@ -4,8 +4,9 @@
     python tools/bench.py --runs 5   # more repeats per figure
 
 Prints: Monte Carlo training (the course's default run, and episodes/s for X and O against each
-opponent), the time of a 1,000-game Tester run, exact evaluation of a pair of agents and the full
-solve; then the benchmarks of the other parts (TD trainers, playout agents, Nim).
+opponent), the time of a 1,000-game Tester run, exact evaluation of a pair of agents, the full
+solve, loading and saving a table; then the benchmarks of the other parts (the three trainers side
+by side, playout agents, Nim).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import MC_Trainer  # noqa: E402
 import Solver  # noqa: E402
 from Agents import make_agent  # noqa: E402
 from Episode import play_games  # noqa: E402
+from Q_Table import load_table, save_table  # noqa: E402
 from State import O, X  # noqa: E402
 from TicTacToe import TicTacToe  # noqa: E402
 
@@ -40,8 +42,9 @@ PAIR_EPISODES = 50_000
 TESTER_GAMES = 1_000
 EXACT_TARGET_SECONDS = 1.0
 SHIPPED_X = str(ROOT / "Data" / "Q_MC_X.pth")
-# The other parts' own benchmark scripts, run as they are.
-OTHER_BENCHMARKS = ("tools/bench_trainers.py", "tools/bench_playout.py", "tools/bench_nim.py")
+# The other parts' own benchmark scripts, run as they are ("{runs}": this script's --runs).
+OTHER_BENCHMARKS = (("tools/compare.py", "--bench"), ("tools/bench_playout.py", "--runs", "{runs}"),
+                    ("tools/bench_nim.py", "--runs", "{runs}"))
 
 
 def median_seconds(work: Callable[[], object], runs: int) -> float:
@@ -99,11 +102,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"full solve (minimax over all 5,478 positions, cache cleared): {seconds * 1000:.1f} ms "
           f"(target <= {EXACT_TARGET_SECONDS:.0f} s)")
 
-    for script in OTHER_BENCHMARKS:
+    Q, side, meta = load_table(SHIPPED_X)
+    seconds = median_seconds(lambda: load_table(SHIPPED_X), runs)
+    print(f"load_table of the shipped X table ({len(Q):,} entries): {seconds * 1000:.0f} ms")
+    with tempfile.TemporaryDirectory() as folder:
+        seconds = median_seconds(lambda: save_table(os.path.join(folder, "q.pth"), Q, side, meta),
+                                 runs)
+    print(f"save_table of the same table (checked, flushed, atomic): {seconds * 1000:.0f} ms")
+
+    for script, *options in OTHER_BENCHMARKS:
         if (ROOT / script).is_file():
             sys.stdout.flush()
-            subprocess.run([sys.executable, str(ROOT / script), "--runs", str(runs)], cwd=ROOT,
-                           check=False)
+            subprocess.run([sys.executable, str(ROOT / script),
+                            *(option.format(runs=runs) for option in options)], cwd=ROOT, check=False)
     return 0
 
 

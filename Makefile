@@ -29,7 +29,7 @@ bench: venv
 # The shipped tables: learned from play (Monte Carlo control), against mixed opponents so that
 # they meet strong and weak play alike; about a minute in all.
 data: venv
-	$(PY) MC_Trainer.py --side X --opponent random+advanced+minimax --epochs 1000000 --seed 1 --out Data/Q_MC_X.pth
+	$(PY) MC_Trainer.py --side X --opponent advanced+minimax --epochs 1000000 --seed 1 --out Data/Q_MC_X.pth
 	$(PY) MC_Trainer.py --side O --opponent random+minimax --epochs 1000000 --seed 1 --out Data/Q_MC_O.pth
 
 # MC vs SARSA vs Q-learning vs self-play at equal episodes, exact results (about a minute).

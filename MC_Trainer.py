@@ -66,15 +66,18 @@ def Generate_episode(player: AI_Agent, epoch: int) -> list[tuple]:
     state that never changes later), its move, and the reward of the move plus the opponent's reply
     (X's point of view) -- followed by the final position as a one-element tuple ``(state,)``.
     """
+    # [exercise piece 2: Generate_episode] solution begins
     x_agent, o_agent = (player, player2) if player.player == X else (player2, player)
     moves, final = play_game(x_agent, o_agent, env, epoch=epoch)
     return learning_steps(moves, final, player.player)
+    # [exercise piece 2] solution ends
 
 
 def main() -> bool:
     """Train ``player1`` (and in self-play ``player2`` as well) for ``epochs`` episodes, save it
     to ``PATH`` and run ``test(100)``. Returns False when Ctrl-C stopped the training early (what
     was learned is saved all the same)."""
+    # [exercise piece 3: main] solution begins
     learners = Trainer.learners_of(player1, player2)
 
     def learn(epoch: int) -> State:
@@ -101,6 +104,7 @@ def main() -> bool:
     if finished:
         test(100)
     return finished
+    # [exercise piece 3] solution ends
 
 
 def test(num: int) -> tuple[int, int, int]:

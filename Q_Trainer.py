@@ -42,6 +42,7 @@ def update(Q: dict[tuple[State, Action], float], episode: list[tuple], side: int
     """Apply the Q-learning rule to every step of ``episode`` (learning steps ``(state, action,
     reward)``, then ``(final,)``), in order, changing ``Q`` in place. ``side`` is 1 for X,
     -1 for O (whose rewards are the negated X rewards)."""
+    # [exercise piece 5: q_update] solution begins
     for (state, action, reward), following in zip(episode, episode[1:]):
         target = side * reward
         if len(following) == 3:      # not the end: the learner moves again from following[0]
@@ -54,6 +55,7 @@ def update(Q: dict[tuple[State, Action], float], episode: list[tuple], side: int
             target += gamma * best
         old = Q.get((state, action), 0.0)
         Q[(state, action)] = old + alpha * (target - old)
+    # [exercise piece 5] solution ends
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -37,6 +37,7 @@ def update(Q: dict[tuple[State, Action], float], episode: list[tuple], side: int
     """Apply the SARSA rule to every step of ``episode`` (learning steps ``(state, action,
     reward)``, then ``(final,)``), in order, changing ``Q`` in place. ``side`` is 1 for X,
     -1 for O (whose rewards are the negated X rewards)."""
+    # [exercise piece 5: sarsa_update] solution begins
     for (state, action, reward), following in zip(episode, episode[1:]):
         target = side * reward
         if len(following) == 3:      # not the end: the learner moves again, and this is its move
@@ -44,6 +45,7 @@ def update(Q: dict[tuple[State, Action], float], episode: list[tuple], side: int
             target += gamma * Q.get((next_state, next_action), 0.0)
         old = Q.get((state, action), 0.0)
         Q[(state, action)] = old + alpha * (target - old)
+    # [exercise piece 5] solution ends
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -106,7 +106,7 @@ class Judgement:
 
 
 def greedy_moves(ai, piles: Sequence[int]) -> list[Action]:
-    """Every move the AI may play greedily in ``piles`` (more than one when its best Q-values tie)."""
+    """Every move the AI may play greedily in ``piles`` (several when its best Q-values tie)."""
     return [action for action, p in ai.action_probs(list(piles), epsilon=False).items() if p > 0]
 
 

@@ -167,7 +167,8 @@ def test_choose_action_explores_with_probability_epsilon():
 
 def test_action_probs_state_the_policy():
     ai = make_ai({(1, 1): 0.5, (1, 3): 0.5})
-    assert ai.action_probs([1, 3], epsilon=False) == {(0, 1): 0, (1, 1): 0.5, (1, 2): 0, (1, 3): 0.5}
+    greedy = {(0, 1): 0, (1, 1): 0.5, (1, 2): 0, (1, 3): 0.5}
+    assert ai.action_probs([1, 3], epsilon=False) == greedy
     probs = ai.action_probs([1, 3])
     assert probs[(0, 1)] == pytest.approx(0.025) and probs[(1, 1)] == pytest.approx(0.475)
     assert sum(probs.values()) == pytest.approx(1)

@@ -1,7 +1,10 @@
-"""Benchmark: the time of Nim's default training, ``train(10000)`` (target: at most 2 s).
+"""Benchmark Nim's training: its speed (target: ``train(10000)`` in at most 2 s) and, with
+``--compare N``, how often it learns perfect play against the course's own training loop.
 
-Runs the training several times from fixed seeds, with the per-game lines written to the null
-device (so the terminal's speed is not measured), and prints every time and their median.
+    python tools/bench_nim.py                  # median time of train(10000), ours and the course's
+    python tools/bench_nim.py --compare 100    # judge both after random.seed(k), k = 0..99
+
+Per-game lines are written to the null device, so the terminal's speed is not measured.
 """
 
 from __future__ import annotations
@@ -13,37 +16,98 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Callable, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "nim"))
 
 import cli  # noqa: E402  (needs the paths above)
-from nim import train  # noqa: E402
+from judge import judge  # noqa: E402
+from nim import DEFAULT_PILES, LOSS, NOTHING_YET, WIN, Nim, NimAI, train  # noqa: E402
+from play import pile_size  # noqa: E402
 
 DEFAULT_GAMES = 10_000
 DEFAULT_RUNS = 5
 
 
-def time_training(games: int, seed: int) -> float:
-    """Seconds taken by ``train(games)`` after ``random.seed(seed)``, its output discarded."""
+def course_train(n: int, initial: Sequence[int] = DEFAULT_PILES) -> NimAI:
+    """The course's training loop, for comparison only: every game starts from ``initial``, and a
+    player's move is learned from once the opponent has replied, with the reward of the move and
+    reply and the best value in the position after the reply (the mover's turn again)."""
+    ai = NimAI()
+    for i in range(1, n + 1):
+        print(f"Playing training game {i}")
+        game = Nim(initial)
+        last = {0: None, 1: None}  # each player's last (state, action)
+        while True:
+            state = game.piles.copy()
+            action = ai.choose_action(state)
+            last[game.player] = (state, action)
+            game.move(action)
+            if game.winner is not None:
+                ai.update(state, action, game.piles, LOSS)
+                if last[game.player] is not None:
+                    ai.update(*last[game.player], game.piles, WIN)
+                break
+            if last[game.player] is not None:
+                ai.update(*last[game.player], game.piles, NOTHING_YET)
+    print("Done training")
+    return ai
+
+
+def ours(n: int, initial: Sequence[int] = DEFAULT_PILES) -> NimAI:
+    """This project's ``train``."""
+    return train(n, initial=initial)
+
+
+TRAINERS: dict[str, Callable[..., NimAI]] = {"ours": ours, "course": course_train}
+
+
+def silently(trainer: Callable[..., NimAI], games: int, seed: int,
+             piles: Sequence[int]) -> tuple[NimAI, float]:
+    """``trainer(games, piles)`` after ``random.seed(seed)``, its output discarded; returns the AI
+    and the seconds it took."""
     random.seed(seed)
     with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
         start = time.perf_counter()
-        train(games)
-        return time.perf_counter() - start
+        ai = trainer(games, piles)
+        return ai, time.perf_counter() - start
 
 
 def main() -> int:
-    parser = cli.Parser(prog="bench_nim.py", description=__doc__.splitlines()[0])
+    parser = cli.Parser(prog="bench_nim.py", description="Time Nim's training, or compare how "
+                        "often it learns perfect play with the course's training loop.")
     parser.add_argument("--games", type=cli.count, default=DEFAULT_GAMES,
                         help=f"training games per run (default {DEFAULT_GAMES:,})")
     parser.add_argument("--runs", type=cli.count, default=DEFAULT_RUNS,
-                        help=f"runs, seeds 0, 1, ... (default {DEFAULT_RUNS})")
+                        help=f"timed runs, seeds 0, 1, ... (default {DEFAULT_RUNS})")
+    parser.add_argument("--compare", type=cli.count, metavar="N",
+                        help="instead of timing, judge both trainers for seeds 0 .. N-1")
+    parser.add_argument("--piles", type=pile_size, nargs="+", default=list(DEFAULT_PILES),
+                        metavar="P", help="starting piles (default: 1 3 5 7)")
     args = parser.parse_args()
-    times = [time_training(args.games, seed) for seed in range(args.runs)]
-    print(f"Nim train({args.games}): median {statistics.median(times):.3f} s over {args.runs} "
-          f"runs ({', '.join(f'{t:.3f}' for t in times)} s)")
+    Nim(args.piles)  # bad piles: one line from cli.run
+    if args.compare is None:
+        for name, trainer in TRAINERS.items():
+            times = [silently(trainer, args.games, seed, args.piles)[1]
+                     for seed in range(args.runs)]
+            print(f"Nim train({args.games}), {name}: median {statistics.median(times):.3f} s "
+                  f"over {args.runs} runs ({', '.join(f'{t:.3f}' for t in times)} s)")
+        return 0
+    print(f"Share of winning positions where the greedy move wins, piles "
+          f"{' '.join(map(str, args.piles))}, {args.games:,} games")
+    print("seed  " + "  ".join(f"{name:>7}" for name in TRAINERS))
+    shares: dict[str, list[float]] = {name: [] for name in TRAINERS}
+    for seed in range(args.compare):
+        for name, trainer in TRAINERS.items():
+            shares[name].append(judge(silently(trainer, args.games, seed, args.piles)[0],
+                                      args.piles).share)
+        print(f"{seed:>4}  " + "  ".join(f"{100 * shares[n][-1]:6.1f}%" for n in TRAINERS),
+              flush=True)
+    for name, values in shares.items():
+        print(f"{name}: 100 % in {sum(v == 1 for v in values)} of {len(values)} seeds; share "
+              f"min {100 * min(values):.1f} %, mean {100 * statistics.mean(values):.1f} %")
     return 0
 
 

@@ -112,10 +112,11 @@ def restore_mc(monkeypatch):
 
 def test_the_mc_trainer_still_computes_returns_backwards(restore_mc, monkeypatch, x_episode,
                                                           tmp_path, capsys):
-    """MC_Trainer.main on a one-episode run of a fixed episode: G = gamma * G + reward."""
+    """MC_Trainer.main (the chapter's update, --plain) on a one-episode run of a fixed episode:
+    G = gamma * G + reward."""
     monkeypatch.setattr(MC_Trainer, "Generate_episode", lambda player, epoch: list(x_episode))
     monkeypatch.setattr(MC_Trainer, "test", lambda num: (0, 0, 0))
-    for name, value in (("epochs", 1), ("gamma", GAMMA), ("alpha", ALPHA),
+    for name, value in (("epochs", 1), ("gamma", GAMMA), ("alpha", ALPHA), ("PLAIN", True),
                         ("player1", AI_Agent(X, MC_Trainer.env)),
                         ("PATH", str(tmp_path / "mc.pth"))):
         monkeypatch.setattr(MC_Trainer, name, value)

@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: venv play train test bench data compare curves exercise clean
+.PHONY: venv play train test bench data compare curves exercise nim clean
 
 venv: $(STAMP)
 
@@ -39,6 +39,10 @@ compare: venv
 # The README's learning-curve figure.
 curves: venv
 	$(PY) Q_Trainer.py --lecture --seed 1 --plot docs/learning_curve.png --out Data/my_Q_lecture_X.pth
+
+# The AI course's Nim: 10,000 self-play games, then a game against you in the terminal.
+nim: venv
+	$(PY) nim/play.py --quiet
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis __pycache__ tests/__pycache__

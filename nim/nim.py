@@ -108,26 +108,33 @@ class NimAI:
     def get_q_value(self, state: Sequence[int], action: Action) -> float:
         """The Q-value of ``action`` in ``state`` (a list or tuple of pile sizes), 0 if it has none
         yet."""
+        # [exercise piece 5: get_q_value] solution begins
         return self.q.get((tuple(state), action), 0)
+        # [exercise piece 5] solution ends
 
     def update_q_value(self, state: Sequence[int], action: Action, old_q: float, reward: float,
                        future_rewards: float) -> None:
         """Set the Q-value of ``action`` in ``state`` to ``old_q + alpha * ((reward +
         future_rewards) - old_q)``: a step of size ``alpha`` from the old value towards the new
         estimate, which is the reward just received plus the future rewards expected after it."""
+        # [exercise piece 5: update_q_value] solution begins
         self.q[(tuple(state), action)] = old_q + self.alpha * ((reward + future_rewards) - old_q)
+        # [exercise piece 5] solution ends
 
     def best_future_reward(self, state: Sequence[int]) -> float:
         """The highest Q-value among all available actions in ``state``; an action with no
         Q-value yet counts as 0, and a state with no actions (the game is over) gives 0."""
+        # [exercise piece 5: best_future_reward] solution begins
         key = tuple(state)
         q = self.q
         return max([q.get((key, action), 0) for action in _actions(key)], default=0)
+        # [exercise piece 5] solution ends
 
     def action_probs(self, state: Sequence[int], epsilon: bool = True) -> dict[Action, float]:
         """The probability of each available action under ``choose_action(state, epsilon)``:
         the best-valued actions share the greedy part equally; with ``epsilon`` true, a share
         ``self.epsilon`` is spread over all actions. Raises ``ValueError`` if no action is left."""
+        # [exercise piece 5: action_probs] solution begins
         key = tuple(state)
         actions = _moves_left(key)
         best = self._best_actions(key, actions)
@@ -136,24 +143,29 @@ class NimAI:
         for action in best:
             probs[action] += (1 - explore) / len(best)
         return probs
+        # [exercise piece 5] solution ends
 
     def choose_action(self, state: Sequence[int], epsilon: bool = True) -> Action:
         """An available action in ``state``. With ``epsilon`` false: the action with the highest
         Q-value (unknown ones count 0; ties are broken at random). With ``epsilon`` true: a random
         available action with probability ``self.epsilon``, otherwise that best action. Raises
         ``ValueError`` if no action is left."""
+        # [exercise piece 5: choose_action] solution begins
         key = tuple(state)
         actions = _moves_left(key)
         if epsilon and random.random() < self.epsilon:
             return random.choice(actions)
         best = self._best_actions(key, actions)
         return best[0] if len(best) == 1 else random.choice(best)
+        # [exercise piece 5] solution ends
 
     def _best_actions(self, key: tuple[int, ...], actions: tuple[Action, ...]) -> list[Action]:
+        # [exercise piece 5: best_actions] solution begins
         q = self.q
         values = [q.get((key, action), 0) for action in actions]
         top = max(values)
         return [action for action, value in zip(actions, values) if value == top]
+        # [exercise piece 5] solution ends
 
 
 def train(n: int, *, initial: Sequence[int] = DEFAULT_PILES, quiet: bool = False) -> NimAI:

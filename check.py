@@ -610,22 +610,37 @@ def check_choose_action(nim) -> None:
         if greedy != {best}:
             raise Failure(f"choose_action({list(NIM_START)}, epsilon=False) must always play the "
                           f"best-valued move {best}; it played {sorted(greedy)}")
+        probs = call("action_probs", ai.action_probs, list(NIM_START))
+        others = NIM_EXPLORE / len(legal)
+        exact = {action: others + (1 - NIM_EXPLORE if action == best else 0) for action in legal}
+        if not (isinstance(probs, dict) and set(probs) == legal
+                and all(close(probs[a], p) for a, p in exact.items())):
+            raise Failure(f"with epsilon {NIM_EXPLORE} and one best move among {len(legal)}, "
+                          f"action_probs({list(NIM_START)}) should give the best move "
+                          f"{exact[best]:g} and every other {others:g}; it gives the best "
+                          f"{fmt(probs.get(best) if isinstance(probs, dict) else probs)}")
         draws = [call("choose_action", ai.choose_action, list(NIM_START)) for _ in range(NIM_DRAWS)]
         if not set(draws) <= legal:
             raise Failure(f"choose_action played an illegal move: {sorted(set(draws) - legal)[0]}")
         share = draws.count(best) / NIM_DRAWS
-        wanted = 1 - NIM_EXPLORE * (len(legal) - 1) / len(legal)
-        if abs(share - wanted) > 0.04 or len(set(draws)) < len(legal) // 2:
+        best_share = 1 - NIM_EXPLORE * (len(legal) - 1) / len(legal)
+        if abs(share - best_share) > 0.04 or len(set(draws)) < len(legal) // 2:
             raise Failure(f"with epsilon {NIM_EXPLORE}, choose_action should play a random move "
                           f"{NIM_EXPLORE:.0%} of the time and the best one otherwise (the best "
-                          f"about {wanted:.0%} of all draws); it played the best {share:.0%} of "
+                          f"about {best_share:.0%} of all draws); it played the best {share:.0%} of "
                           f"the time and {len(set(draws))} different moves")
-        ai.q = {(NIM_START, (3, 2)): 0.5, (NIM_START, (1, 3)): 0.5}
+        ties = {(3, 2), (1, 3)}
+        ai.q = {(NIM_START, action): 0.5 for action in ties}
         tied = {call("choose_action", ai.choose_action, NIM_START, epsilon=False)
                 for _ in range(50)}
-        if not tied <= {(3, 2), (1, 3)}:
+        if not tied <= ties:
             raise Failure(f"with two moves tied for the best value, choose_action(epsilon=False) "
-                          f"must play one of them; it played {sorted(tied - {(3, 2), (1, 3)})[0]}")
+                          f"must play one of them; it played {sorted(tied - ties)[0]}")
+        probs = call("action_probs", ai.action_probs, NIM_START, epsilon=False)
+        if not isinstance(probs, dict) or {action for action, p in probs.items() if p} != ties:
+            raise Failure(f"_best_actions must give every move tied for the best value: with "
+                          f"{sorted(ties)} tied, action_probs(epsilon=False) plays "
+                          f"{probs}")
         try:
             call("choose_action", ai.choose_action, [0, 0, 0, 0], epsilon=False)
         except Failure as failure:

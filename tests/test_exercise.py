@@ -113,6 +113,8 @@ STUB_CALLS = {
                             "NimAI().update_q_value([1], (0, 1), 0, 0, 0)",
     "NimAI.best_future_reward": "from nim.nim import NimAI; NimAI().best_future_reward([1, 3])",
     "NimAI.choose_action": "from nim.nim import NimAI; NimAI().choose_action([1, 3])",
+    "NimAI.action_probs": "from nim.nim import NimAI; NimAI().action_probs([1, 3])",
+    "NimAI._best_actions": "from nim.nim import NimAI; NimAI()._best_actions((1, 3), ((0, 1),))",
 }
 # Body lines so generic that they may appear anywhere (the solution-text search skips them).
 GENERIC_LINES = {"else:", "try:", "break", "continue", "pass", "return", ")", "]", "}", "})",
@@ -128,6 +130,7 @@ ALLOWED_ELSEWHERE = {
         "which agents learn (one, or two in self-play): MC_Trainer.test asks the same",
     "def learn(epoch: int) -> State:":
         "the shape of the callback that Trainer.train_loop runs for every trainer",
+    "return probs": "every agent's action_probs ends by returning its dict (Agents.py's mixture)",
 }
 
 

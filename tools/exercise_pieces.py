@@ -320,7 +320,8 @@ unknown one counts 0; break ties at random). With `epsilon` true, return a rando
 action with probability self.epsilon, otherwise that best action. Raise ValueError when no
 action is available.
 
-Hint: random.random() < self.epsilon decides whether to explore.
+Hint: random.random() < self.epsilon decides whether to explore; self._best_actions (yours to
+write too, just below) gives the best-valued actions.
 """,
         hebrew="""
 בחרו פעולה במצב `state`.
@@ -329,7 +330,55 @@ Hint: random.random() < self.epsilon decides whether to explore.
 0; שוויון נשבר באקראי). כש-`epsilon` אמיתי, החזירו פעולה זמינה אקראית בהסתברות self.epsilon,
 ואחרת את הפעולה הטובה ביותר. זרקו ValueError כשאין אף פעולה זמינה.
 
-רמז: random.random() < self.epsilon מחליט אם לחקור.
+רמז: random.random() < self.epsilon מחליט אם לחקור; self._best_actions (גם אותה אתם כותבים, ממש
+למטה) נותנת את הפעולות עם הערך הטוב ביותר.
+"""),
+    "action_probs": Instructions(
+        piece=5,
+        function="NimAI.action_probs",
+        english="""
+Return the probability of each available action under choose_action(state, epsilon): the same
+policy, stated as numbers. judge.py reads it to hold the AI to perfect play.
+
+Contract: a dict {action: probability} over every available action, summing to 1. The
+best-valued actions (self._best_actions) share the greedy part, 1 - self.epsilon, equally; with
+`epsilon` true a share self.epsilon is spread evenly over all available actions (with `epsilon`
+false that share is 0). Raise ValueError when no action is available.
+
+Hint: with 16 moves, epsilon 0.2 and one best move, the best move gets 0.8125 and each other
+0.0125.
+""",
+        hebrew="""
+החזירו את ההסתברות של כל פעולה זמינה תחת choose_action(state, epsilon): אותה מדיניות, כמספרים.
+judge.py קורא אותה כדי להשוות את ה-AI למשחק מושלם.
+
+החוזה: מילון {action: probability} על כל הפעולות הזמינות, שסכומו 1. הפעולות עם הערך הטוב ביותר
+(self._best_actions) מתחלקות שווה בשווה בחלק החמדני, 1 - self.epsilon; כש-`epsilon` אמיתי, חלק
+self.epsilon מתחלק שווה על כל הפעולות הזמינות (כש-`epsilon` שקרי החלק הזה הוא 0). זרקו ValueError
+כשאין אף פעולה זמינה.
+
+רמז: עם 16 מהלכים, epsilon 0.2 ומהלך טוב אחד, המהלך הטוב מקבל 0.8125 וכל אחד אחר 0.0125.
+"""),
+    "best_actions": Instructions(
+        piece=5,
+        function="NimAI._best_actions",
+        english="""
+Return the actions among `actions` (every move available in the position `key`, a tuple of pile
+sizes) that have the largest Q-value; an action with no Q-value yet counts as 0.
+
+Contract: a list, in the order of `actions`, with every action that ties for the largest value
+(at least one). choose_action and action_probs choose from it.
+
+Hint: find the largest value first, then keep every action that has it.
+""",
+        hebrew="""
+החזירו את הפעולות מתוך `actions` (כל המהלכים הזמינים במצב `key`, tuple של גדלי ערימות) שיש להן
+ערך ה-Q הגדול ביותר; פעולה שאין לה עדיין ערך Q נחשבת 0.
+
+החוזה: רשימה, בסדר של `actions`, עם כל פעולה ששווה לערך הגדול ביותר (לפחות אחת). choose_action
+ו-action_probs בוחרות ממנה.
+
+רמז: מצאו קודם את הערך הגדול ביותר, ואז שמרו כל פעולה שיש לה אותו.
 """),
 }
 

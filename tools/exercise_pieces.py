@@ -399,7 +399,8 @@ the function's name, arguments and docstring.
 | 2 | `MC_Trainer.py`, `Generate_episode` | one game as a list of learning steps |
 | 3 | `MC_Trainer.py`, `main` | the Monte Carlo update loop |
 | 4 (bonus) | the same two functions | an agent that plays O (`--side O`) |
-| 5 (bonus) | `Episode.py`, `SARSA_Trainer.py`, `Q_Trainer.py`, `nim/nim.py` | TD learning, Nim |
+| 5 (bonus) | `Episode.py`, `SARSA_Trainer.py`, `Q_Trainer.py` | SARSA and Q-learning |
+| 5 (bonus) | `nim/nim.py` | Nim's Q-learning (then `python nim/play.py`) |
 
 Check your work after each piece:
 
@@ -418,6 +419,8 @@ Then train your own and play it:
 
     python MC_Trainer.py             # saves Data/my_Q_MC_X.pth
     python Game.py --x Data/my_Q_MC_X.pth
+    python MC_Trainer.py --side O    # after piece 4: Data/my_Q_MC_O.pth
+    python Game.py --x human --o Data/my_Q_MC_O.pth
 
 The tests (`python -m pytest -q`) skip whatever needs a piece you have not written yet, and say
 which piece.

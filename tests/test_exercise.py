@@ -351,8 +351,8 @@ def test_the_chapters_solution_passes(chapter):
 def test_the_chapters_solution_trains_from_the_command_line(chapter, tmp_path):
     result = run(["MC_Trainer.py", "--epochs", "2000", "--seed", "3", "--out",
                   str(tmp_path / "mine.pth")], chapter)
-    assert "test(100): X wins" in result.stdout, result.stdout + result.stderr
-    assert (tmp_path / "mine.pth").is_file()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "test(100): X wins" in result.stdout and (tmp_path / "mine.pth").is_file()
 
 
 def test_a_solution_for_both_sides_passes_the_bonus_piece(chapter, tmp_path):

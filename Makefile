@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: venv play train test bench data compare curves exercise nim clean
+.PHONY: venv play train test bench data compare curves exercise check nim clean
 
 venv: $(STAMP)
 
@@ -39,6 +39,14 @@ compare: venv
 # The README's learning-curve figure.
 curves: venv
 	$(PY) Q_Trainer.py --lecture --seed 1 --plot docs/learning_curve.png --out Data/my_Q_lecture_X.pth
+
+# The students' version of this repository, into exercise/ (FORCE=1 writes over an earlier one).
+exercise: venv
+	$(PY) tools/make_exercise.py --out exercise $(if $(FORCE),--force)
+
+# The exercise's self-check (pieces 1-3; python check.py --all for the bonus pieces too).
+check: venv
+	$(PY) check.py
 
 # The AI course's Nim: 10,000 self-play games, then a game against you in the terminal.
 nim: venv

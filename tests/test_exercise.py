@@ -267,9 +267,6 @@ def test_no_solution_text_is_left_anywhere(exercise):
                         if make_exercise.ANY_MARKER.match(lines[number - 1])], path
 
 
-@pytest.mark.xfail(strict=True, reason="Episode.learning_steps makes piece 2's episode format from "
-                                       "a played game; it gives piece 2 away until Episode.py "
-                                       "marks it as part of piece 5 (diff proposed with issue 7)")
 def test_the_episode_format_is_not_left_in_episode_py(exercise):
     result = run(["-c", STUB_CALLS["Episode.learning_steps"]], exercise)
     assert "NotImplementedError: Exercise piece 5" in result.stderr

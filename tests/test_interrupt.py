@@ -71,6 +71,7 @@ def interrupted(tmp_path_factory):
 
 
 @posix_only
+@pytest.mark.solved_only
 def test_ctrl_c_saves_the_table_says_where_and_exits_130(interrupted):
     folder, status, out, err, episodes, said = interrupted
     assert status == INTERRUPTED, (out, err[-1000:])
@@ -86,6 +87,7 @@ def test_ctrl_c_saves_the_table_says_where_and_exits_130(interrupted):
 
 
 @posix_only
+@pytest.mark.solved_only
 def test_resume_goes_on_from_the_saved_count_and_finishes(interrupted):
     folder, _, _, _, episodes, _ = interrupted
     target = episodes + MORE
@@ -112,6 +114,7 @@ def restore_trainer(monkeypatch):
 
 
 @posix_only
+@pytest.mark.solved_only
 def test_resume_starts_at_the_saved_episode(interrupted, restore_trainer, monkeypatch):
     folder, _, _, _, episodes, _ = interrupted
     monkeypatch.chdir(folder)
@@ -122,6 +125,7 @@ def test_resume_starts_at_the_saved_episode(interrupted, restore_trainer, monkey
 
 
 @posix_only
+@pytest.mark.solved_only
 def test_resume_continues_the_interrupted_runs_epsilon(interrupted, restore_trainer, monkeypatch):
     folder, _, _, _, episodes, _ = interrupted
     monkeypatch.chdir(folder)

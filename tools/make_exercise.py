@@ -239,21 +239,19 @@ def prune_imports(path: str, solved: str, students: str) -> str:
 
 
 def students_readme(text: str | None) -> str:
-    """The README with the students' section in place of the teachers' one (or after the
-    introduction, before the first section, when there is no teachers' section)."""
+    """The README without the teachers' section and with the students' section first, right after
+    the set-up (before the first section), where a student starts reading."""
     if text is None:
         return STUDENTS_SECTION
     lines = text.splitlines()
-    section = STUDENTS_SECTION.rstrip("\n").splitlines()
     if TEACHERS_HEADING in lines:
         start = lines.index(TEACHERS_HEADING)
         stop = next((i for i in range(start + 1, len(lines))
                      if lines[i].startswith(("# ", "## "))), len(lines))
-        lines[start:stop] = section + ([""] if stop < len(lines) else [])
-    else:
-        first = next((i for i, line in enumerate(lines) if line.startswith("## ")), len(lines))
-        lines[first:first] = section + [""]
-    return "\n".join(lines) + "\n"
+        del lines[start:stop]
+    first = next((i for i, line in enumerate(lines) if line.startswith("## ")), len(lines))
+    lines[first:first] = STUDENTS_SECTION.rstrip("\n").splitlines() + [""]
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 # --- the whole repository ---------------------------------------------------------------------

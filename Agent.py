@@ -8,6 +8,12 @@ from State import State
 from TicTacToe import Action, TicTacToe
 
 
+class PolicyUnknown(ValueError):
+    """Raised by ``action_probs`` when an agent cannot state its move probabilities (for example a
+    search agent whose moves are random draws it cannot describe). Exact tools then cannot be used
+    on it; scripts report this as one line."""
+
+
 class Agent:
     """A player of one side (``player``: 1 for X, -1 for O) in the game ``env``.
 
@@ -25,8 +31,9 @@ class Agent:
         self.rng = random.Random(seed)
 
     def action_probs(self, state: State) -> dict[Action, float]:
-        """``{action: probability}`` over the legal actions of ``state``; the probabilities sum to 1."""
-        raise NotImplementedError
+        """``{action: probability}`` over the legal actions of ``state``; the probabilities sum to 1.
+        Raises ``PolicyUnknown`` for an agent that does not say (this base class)."""
+        raise PolicyUnknown(f"{type(self).__name__} does not state its move probabilities")
 
     def get_action(self, state: State, epoch: int | None = None) -> Action:
         """A move for ``state``, drawn from ``action_probs``. ``epoch`` matters only to learners."""

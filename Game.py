@@ -22,6 +22,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 
 import cli
+from Agent import PolicyUnknown
 from Agents import is_table_path, make_agent, parse_spec
 from Graphics import (DEFAULT_SIZE, PROBABILITIES, Q_VALUES, SEARCH_SCORES, VALUE_NAMES, Graphics,
                       Overlay, View)
@@ -48,7 +49,7 @@ def computer_values(agent, state: State) -> Overlay | None:
         return Overlay(dict(agent.analyse(state)), SEARCH_SCORES)
     try:
         probs = agent.action_probs(state)
-    except NotImplementedError:
+    except PolicyUnknown:
         return None
     return Overlay({action: probs.get(action, 0.0) for action in state.legal_actions()},
                    PROBABILITIES)

@@ -16,10 +16,11 @@ random playout and ``Search_Agent``, the plumbing that makes a seeded agent a fi
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from time import perf_counter
 from typing import Callable, NamedTuple
 
-from Agent import Agent
+from Agent import Agent, PolicyUnknown
 from State import DRAW, ONGOING, State
 from TicTacToe import Action, TicTacToe
 
@@ -90,7 +91,7 @@ def check_count(value, name: str) -> int:
     return value
 
 
-class Search_Agent(Agent):
+class Search_Agent(Agent, ABC):
     """An agent that runs a randomised search before each move (base of the playout agents).
 
     A subclass gives ``search(state, rng)`` -> ``{action: statistics}`` and ``choose(statistics,
@@ -103,7 +104,7 @@ class Search_Agent(Agent):
     position: a deterministic policy, which ``action_probs`` states as one move with
     probability 1 (so the exact tools in ``Solver.py`` can check it), and which is worked out once
     per position and remembered. In every other case the agent's move is a random variable whose
-    distribution it does not know, and ``action_probs`` says so by raising ``NotImplementedError``.
+    distribution it does not know, and ``action_probs`` says so by raising ``PolicyUnknown``.
     """
 
     timed = False
@@ -119,13 +120,13 @@ class Search_Agent(Agent):
         """Whether every position always gets the same move (seeded, budget by count)."""
         return self.seed is not None and not self.timed
 
+    @abstractmethod
     def search(self, state: State, rng: random.Random) -> dict:
         """``{action: statistics}`` for every legal action of ``state``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def choose(self, statistics: dict, rng: random.Random) -> Action:
         """The move to play, given the statistics of a search."""
-        raise NotImplementedError
 
     def decide(self, state: State) -> tuple[dict, Action]:
         """Search ``state`` and return the statistics per move and the chosen move.
@@ -163,7 +164,7 @@ class Search_Agent(Agent):
     def action_probs(self, state: State) -> dict[Action, float]:
         """The chosen move with probability 1 -- only for a fixed policy (see the class doc)."""
         if not self.fixed_policy:
-            raise NotImplementedError(
+            raise PolicyUnknown(
                 f"{type(self).__name__} can state its move probabilities only when seeded and "
                 "with a budget by count, not by time: otherwise its moves are random draws "
                 "whose probabilities it does not know")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 
 import cli
+from Agent import PolicyUnknown
 from Agents import VALID_SPECS, describe, is_table_path, make_agent
 from Episode import play_games
 from Q_Table import load_table
@@ -49,7 +50,7 @@ def first_agent_results(first: str, second: str, side: int, games: int | None, s
     if games is None:
         try:
             outcome = exact_outcome(x_agent, o_agent)
-        except NotImplementedError as error:
+        except PolicyUnknown as error:
             raise ValueError(f"exact probabilities cannot be computed: {error}") from None
         x_wins, o_wins, draws = outcome["x_wins"], outcome["o_wins"], outcome["draws"]
     else:
@@ -104,7 +105,7 @@ def worst_case_report(spec: str, seed: int) -> str:
         agent = make_agent(spec, side, env, seed=seed)
         try:
             value, line = worst_case(agent)
-        except NotImplementedError as error:
+        except PolicyUnknown as error:
             raise ValueError(f"the worst case of {spec!r} cannot be computed: {error}") from None
         name = f"{describe(spec)} playing {symbol(side)}"
         if line is None:

@@ -16,6 +16,7 @@ import pytest
 import cli
 import Game as game_module
 from AI_Agent import AI_Agent
+from Agent import PolicyUnknown
 from Game import Game, computer_values
 from Graphics import BACKGROUND, CHOICE, GOOD, MIN_SIZE, Graphics, shade
 from Human_Agent import Human_Agent, HumanMoveError
@@ -451,7 +452,7 @@ class Mystery:
         return state.legal_actions()[0]
 
     def action_probs(self, state):
-        raise NotImplementedError("its moves are random draws it cannot describe")
+        raise PolicyUnknown("its moves are random draws it cannot describe")
 
 
 def test_overlay_of_a_search_agent_shows_its_scores_and_others_say_why_not():

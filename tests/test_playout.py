@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from Agent import PolicyUnknown
 from Agents import SpecError, make_agent
 from MCTS_Agent import DEFAULT_ITERATIONS, Edge, MCTS_Agent
 from Playout_Agent import Playout_Agent, Tally, playout
@@ -185,7 +186,7 @@ def test_a_seeded_playout_agent_is_a_fixed_policy_and_says_so():
     assert probs == again.action_probs(state)
     assert first.get_action(state) in probs
     for unknown in (Playout_Agent(O, pnum=200), Playout_Agent(O, timelimit=0.01, seed=7)):
-        with pytest.raises(NotImplementedError):
+        with pytest.raises(PolicyUnknown):
             unknown.action_probs(state)
 
 
@@ -242,7 +243,7 @@ def test_mcts_time_budget_is_honoured(monkeypatch):
     seconds = wall_seconds(agent, State())
     assert min(seconds) >= limit
     assert min(abs(s - limit) for s in seconds) <= TIME_TOLERANCE * limit
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(PolicyUnknown):
         agent.action_probs(State())
     import MCTS_Agent as module
     monkeypatch.setattr(module, "perf_counter", Fake_Clock(0.25))

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ast
 import io
-import os
 import re
 import shutil
 import subprocess

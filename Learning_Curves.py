@@ -20,7 +20,7 @@ from array import array
 
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
-from Solver import exact_outcome
+from Solver import exact_result
 from State import DRAW, O_WON, X, X_WON, State, symbol
 
 BINS = 100               # games are grouped into about this many bins
@@ -45,10 +45,7 @@ def exact_results(agent) -> dict[str, tuple[float, float, float]]:
     computed exactly, against each evaluation opponent (``random``, ``advanced``)."""
     results = {}
     for name, cls in EVALUATION_OPPONENTS:
-        other = cls(-agent.player)
-        outcome = exact_outcome(agent, other) if agent.player == X else exact_outcome(other, agent)
-        mine, theirs = ("x_wins", "o_wins") if agent.player == X else ("o_wins", "x_wins")
-        results[name] = (outcome[mine], outcome[theirs], outcome["draws"])
+        results[name] = exact_result(agent, cls(-agent.player))
     return results
 
 

@@ -112,6 +112,20 @@ def exact_outcome(x_agent, o_agent, state: State | None = None) -> Outcome:
     return as_outcome(*walk(state or State()))
 
 
+def side_result(outcome: Outcome, side: int) -> tuple[float, float, float]:
+    """``(wins, losses, draws)`` of ``side`` (1 X, -1 O) in ``outcome``."""
+    wins, losses = (outcome["x_wins"], outcome["o_wins"]) if side == X \
+        else (outcome["o_wins"], outcome["x_wins"])
+    return wins, losses, outcome["draws"]
+
+
+def exact_result(agent, opponent) -> tuple[float, float, float]:
+    """``(P(win), P(loss), P(draw))`` of ``agent`` against ``opponent`` (who plays the other
+    side), from ``agent``'s point of view, computed exactly."""
+    pair = (agent, opponent) if agent.player == X else (opponent, agent)
+    return side_result(exact_outcome(*pair), agent.player)
+
+
 def best_response(opponent, unbeatable: bool = False,
                   state: State | None = None) -> tuple[Outcome, Policy]:
     """The best expected result against ``opponent`` (an agent with ``player`` and

@@ -22,7 +22,8 @@ from Q_Table import load_table
 from Q_View import UNSEEN, board_grid, show_q
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
-from Solver import best_response, exact_outcome, minimax_value, worst_case
+from Solver import (as_outcome, best_response, exact_outcome, minimax_value, side_result,
+                    worst_case)
 from State import O, State, X, parse_moves, symbol
 from TicTacToe import TicTacToe
 
@@ -52,11 +53,10 @@ def first_agent_results(first: str, second: str, side: int, games: int | None, s
             outcome = exact_outcome(x_agent, o_agent)
         except PolicyUnknown as error:
             raise ValueError(f"exact probabilities cannot be computed: {error}") from None
-        x_wins, o_wins, draws = outcome["x_wins"], outcome["o_wins"], outcome["draws"]
     else:
-        x_wins, o_wins, draws = play_games(x_agent, o_agent, env, games,
-                                           progress=f"{first} as {symbol(side)}")
-    return (x_wins, o_wins, draws) if side == X else (o_wins, x_wins, draws)
+        outcome = as_outcome(*play_games(x_agent, o_agent, env, games,
+                                         progress=f"{first} as {symbol(side)}"))
+    return side_result(outcome, side)
 
 
 def results_table(rows: list[tuple[str, tuple[float, float, float]]], exact: bool) -> str:
@@ -129,10 +129,9 @@ def optimum_report() -> str:
         for side in (X, O):
             for unbeatable in (False, True):
                 outcome, _ = best_response(cls(-side), unbeatable=unbeatable)
-                wins, losses = (outcome["x_wins"], outcome["o_wins"]) if side == X \
-                    else (outcome["o_wins"], outcome["x_wins"])
+                wins, losses, draws = side_result(outcome, side)
                 label = f"{symbol(side)} vs {name}" + (", unbeatable" if unbeatable else "")
-                lines.append(f"{label:28}{wins:>10.6f}{losses:>10.6f}{outcome['draws']:>10.6f}")
+                lines.append(f"{label:28}{wins:>10.6f}{losses:>10.6f}{draws:>10.6f}")
     return "\n".join(lines)
 
 

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 import cli  # noqa: E402  (the project root must be on the path first)
 from Q_Table import load_table  # noqa: E402
 from Random_Agent import Random_Agent  # noqa: E402
-from Solver import exact_outcome  # noqa: E402
+from Solver import exact_result  # noqa: E402
 from State import O, ONGOING, X, State, symbol  # noqa: E402
 from TicTacToe import REWARD, TicTacToe  # noqa: E402
 from tools.exercise_pieces import PIECES, STUB_PREFIX  # noqa: E402
@@ -711,13 +711,10 @@ def train_and_report(side: int) -> str:
             start_epoch=0, PATH=os.path.join(folder, "q.pth")):
         call("main", MC_Trainer.main)
     learner.train = False
-    pair = (learner, Random_Agent(O)) if side == X else (Random_Agent(X), learner)
-    outcome = exact_outcome(*pair)
-    wins, losses = ((outcome["x_wins"], outcome["o_wins"]) if side == X else
-                    (outcome["o_wins"], outcome["x_wins"]))
+    wins, losses, draws = exact_result(learner, Random_Agent(-side))
     best_wins, best_losses = BEST_VS_RANDOM[side]
     return (f"Your {symbol(side)} after {TRAIN_EPISODES:,} training episodes against random, "
-            f"exact: wins {wins:.2%}, losses {losses:.2%}, draws {outcome['draws']:.2%} "
+            f"exact: wins {wins:.2%}, losses {losses:.2%}, draws {draws:.2%} "
             f"(random play wins {RANDOM_VS_RANDOM[side]:.2%}; the best possible: wins "
             f"{best_wins:.2%}, losses {best_losses:.2%})")
 

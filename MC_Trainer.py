@@ -84,7 +84,7 @@ def main() -> bool:
         if len(learners) == 1:
             episodes = [Generate_episode(player1, epoch)]
         else:
-            episodes = Trainer.self_play_episodes(player1, player2, env, epoch)
+            episodes = Trainer.learner_episodes(player1, player2, env, epoch)
         for agent, episode in zip(learners, episodes):
             Q, side = agent.Q, agent.player
             final_state = episode.pop()[0]

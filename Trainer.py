@@ -259,12 +259,15 @@ def setup(algorithm: str, title: str, args: argparse.Namespace, env: TicTacToe,
     return Setup(player1, player2, path, start, curve)
 
 
-def self_play_episodes(x_learner: AI_Agent, o_learner: AI_Agent, env: TicTacToe,
-                       epoch: int) -> list[list[tuple]]:
-    """Play one exploring game of the two learners; return X's episode and O's episode
-    (``Episode.learning_steps``: each ends with the final position as ``(final,)``)."""
-    moves, final = play_game(x_learner, o_learner, env, epoch=epoch)
-    return [learning_steps(moves, final, X), learning_steps(moves, final, O)]
+def learner_episodes(player1: AI_Agent, player2, env: TicTacToe,
+                     epoch: int) -> list[list[tuple]]:
+    """Play one game of ``player1`` against ``player2`` (learners explore with the epsilon of
+    ``epoch``); return the episode of each learner (one, or X's and O's in self-play), each as
+    ``Episode.learning_steps``: ending with the final position as ``(final,)``."""
+    x_agent, o_agent = (player1, player2) if player1.player == X else (player2, player1)
+    moves, final = play_game(x_agent, o_agent, env, epoch=epoch)
+    return [learning_steps(moves, final, agent.player)
+            for agent in learners_of(player1, player2)]
 
 
 def outcome_for(side: int, final: State) -> str:
@@ -368,14 +371,13 @@ def main(algorithm: str, title: str, update: Update, defaults: Defaults, argv: l
     env = TicTacToe()
     player1, player2, path, start, curve = setup(algorithm, title, args, env, defaults.out_name)
     learners = learners_of(player1, player2)
-    x_agent, o_agent = (player1, player2) if player1.player == X else (player2, player1)
     gamma, alpha = args.gamma, args.alpha
 
     def learn(epoch: int) -> State:
-        moves, final = play_game(x_agent, o_agent, env, epoch=epoch)
-        for agent in learners:
-            update(agent.Q, learning_steps(moves, final, agent.player), agent.player, gamma, alpha)
-        return final
+        episodes = learner_episodes(player1, player2, env, epoch)
+        for agent, episode in zip(learners, episodes):
+            update(agent.Q, episode, agent.player, gamma, alpha)
+        return episodes[0][-1][0]
 
     finished = train_loop(learn, learners, path, start, args.epochs,
                           f"{algorithm} {symbol(player1.player)}", curve, args.plot)

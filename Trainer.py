@@ -375,8 +375,8 @@ def main(algorithm: str, title: str, update: Update, defaults: Defaults, argv: l
 
     def learn(epoch: int) -> State:
         episodes = learner_episodes(player1, player2, env, epoch)
-        for agent, episode in zip(learners, episodes):
-            update(agent.Q, episode, agent.player, gamma, alpha)
+        for learner, steps in zip(learners, episodes):
+            update(learner.Q, steps, learner.player, gamma, alpha)
         return episodes[0][-1][0]
 
     finished = train_loop(learn, learners, path, start, args.epochs,

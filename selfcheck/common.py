@@ -1,0 +1,61 @@
+"""What every piece's check shares: how a check says "wrong" and how it runs a student's code."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import traceback
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+TOLERANCE = 1e-9
+# Every stub's message starts with this (tools/exercise_pieces.STUB_PREFIX says the same).
+STUB_PREFIX = "Exercise piece"
+
+
+class Failure(Exception):
+    """A piece does not meet its contract; the message is the hint shown to the student."""
+
+
+class NotWritten(Exception):
+    """A piece still raises the stub's ``NotImplementedError``."""
+
+
+def where_it_broke(error: BaseException) -> str:
+    """`` (at file:line)`` of the last line of project code outside ``selfcheck`` the error came
+    through, or ``""``."""
+    place = ""
+    for frame in traceback.extract_tb(error.__traceback__):
+        path = Path(frame.filename).resolve()
+        if ROOT in path.parents and Path(__file__).parent not in path.parents:
+            place = f" (at {path.relative_to(ROOT)}:{frame.lineno})"
+    return place
+
+
+def call(what: str, function: Callable, *args, **kwargs):
+    """Run a student's function with its prints swallowed. A stub's ``NotImplementedError``
+    becomes ``NotWritten``; any other error a ``Failure`` naming what was raised and where."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        try:
+            return function(*args, **kwargs)
+        except (Failure, NotWritten):
+            raise
+        except NotImplementedError as error:
+            if str(error).startswith(STUB_PREFIX):
+                raise NotWritten(str(error)) from None
+            raise Failure(f"{what} raised NotImplementedError: {error}{where_it_broke(error)}") \
+                from None
+        except Exception as error:  # a student's bug of any kind is reported, not a traceback
+            raise Failure(f"{what} raised {type(error).__name__}: {error}"
+                          f"{where_it_broke(error)}") from None
+
+
+def close(a, b, tolerance: float = TOLERANCE) -> bool:
+    """``a`` is a real number (not a bool) within ``tolerance`` of ``b``."""
+    return isinstance(a, (int, float)) and not isinstance(a, bool) and abs(a - b) <= tolerance
+
+
+def fmt(value) -> str:
+    """A value as a hint shows it: floats to six significant digits."""
+    return f"{value:.6g}" if isinstance(value, float) else repr(value)

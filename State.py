@@ -4,6 +4,17 @@ Cells hold ``1`` for X, ``-1`` for O and ``0`` for an empty cell; ``player`` is 
 (``1`` for X, ``-1`` for O). A ``State`` never changes after it is made, so it is safe as a
 dictionary key: the Q-tables of the course are dicts keyed by ``(state, action)``.
 
+Two kinds of object, because the course asks two things of "a state":
+- ``State`` is a *position*: what ``next_state`` returns, what episodes hold and what the tables
+  are keyed by. It never changes, so a key can never change under a table.
+- ``Live_State`` is the *game being played*, ``env.state``: the GUI shows it, ``env.move`` plays
+  on it, and ``env.state.reset()`` starts it again (the course's ``Game.py`` does exactly that).
+  It reads like a position (``board``, ``player``, ``end_of_game``, ...), but it changes, so it
+  cannot be a dict key; ``copy()`` gives the position it shows now.
+``copy()`` is the one way from either to a position: on a ``State`` it is the state itself.
+The course's ``test()`` also calls ``state.reset()`` on a position after each game; a position
+cannot be reset, so there it only returns the empty board (the loop makes a new one anyway).
+
 Speed comes from the representation: the cells are a tuple of nine ints, the result of the game and
 the hash are computed once, and each distinct position exists only once in memory (making the
 same position again returns the same object), so its legal moves and successors are cached on it.
@@ -73,6 +84,8 @@ class State:
     __slots__ = ("cells", "player", "end_of_game", "_hash", "_board", "_legal", "_children")
 
     def __new__(cls, board=None, player: int = X) -> "State":
+        if board is None and type(player) is int and player == X:
+            return _intern(EMPTY_BOARD, X)  # the start of every game: no checks to make
         if player not in (X, O) or isinstance(player, bool):
             raise ValueError(f"player must be 1 (X) or -1 (O), got {player!r}")
         return _intern(_cells_from(board), int(player))
@@ -113,6 +126,12 @@ class State:
         """A state equal to this one. States never change, so this is the same shared object."""
         return self
 
+    def reset(self) -> "State":
+        """The empty board. A position never changes, so this one stays as it is; the course's
+        ``state.reset()`` after a game is harmless. (``env.state.reset()`` does restart the live
+        game: see ``Live_State``.)"""
+        return State()
+
     # --- reading the position --------------------------------------------------------------------
     @property
     def board(self) -> np.ndarray:
@@ -149,6 +168,56 @@ class State:
     def __str__(self) -> str:
         rows = (" ".join(_SYMBOLS[v] for v in self.cells[r * SIZE:(r + 1) * SIZE]) for r in range(SIZE))
         return "\n".join(rows)
+
+
+class Live_State:
+    """The game being played (``env.state``): a position that moves on.
+
+    ``position`` is the ``State`` it shows now; ``env.move`` sets it, ``reset()`` puts the empty
+    board back. It reads like that position -- ``board``, ``cells``, ``player``, ``end_of_game``,
+    ``legal_actions()``, ``children()``, ``str`` -- so every function that takes a state takes it.
+    It is not hashable, because it changes: use ``copy()`` (the position now) as a key.
+    """
+
+    __slots__ = ("position",)
+
+    def __init__(self, position: State | None = None) -> None:
+        self.position = position if position is not None else State()
+
+    def reset(self) -> None:
+        """Start again on the empty board, X to move."""
+        self.position = State()
+
+    def copy(self) -> State:
+        """The position shown now: a ``State``, which never changes."""
+        return self.position
+
+    board = property(lambda self: self.position.board, doc="3x3 numpy array of the cells.")
+    cells = property(lambda self: self.position.cells, doc="The nine cells, row-major.")
+    player = property(lambda self: self.position.player, doc="The side to move, 1 or -1.")
+    end_of_game = property(lambda self: self.position.end_of_game,
+                           doc="The result code: 0 going on, 1 X won, -1 O won, 2 draw.")
+
+    def legal_actions(self) -> tuple[tuple[int, int], ...]:
+        return self.position.legal_actions()
+
+    def children(self) -> dict[tuple[int, int], State]:
+        return self.position.children()
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, (State, Live_State)):
+            return NotImplemented
+        return self.position == other.copy()
+
+    def __hash__(self):
+        raise TypeError("the live game (env.state) changes as it is played, so it cannot be a "
+                        "dict key: use env.state.copy(), the position it shows now")
+
+    def __repr__(self) -> str:
+        return f"Live_State({self.position!r})"
+
+    def __str__(self) -> str:
+        return str(self.position)
 
 
 def _intern(cells: tuple[int, ...], player: int) -> State:

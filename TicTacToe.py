@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from numbers import Integral
 
-from State import DRAW, O_WON, ONGOING, SIZE, X_WON, State
+import numpy as np
+
+from State import DRAW, O_WON, ONGOING, SIZE, X_WON, Live_State, State
 
 Action = tuple[int, int]
+# The kinds of whole number a cell index may be: Python's, and numpy's (the course's agents find
+# the empty cells with np.where). Not bool, though it counts as an int in Python.
+CELL_INDEX_TYPES = frozenset({int, np.int8, np.int16, np.int32, np.int64,
+                              np.uint8, np.uint16, np.uint32, np.uint64})
 
 # Reward of reaching a position, always from X's point of view.
 REWARD = {ONGOING: 0, X_WON: 1, O_WON: -1, DRAW: 0}
-
-
-def _is_int_pair(action) -> bool:
-    """Fast check for the common case: a tuple of two plain ints."""
-    return type(action) is tuple and len(action) == 2 and type(action[0]) is int and type(action[1]) is int
 
 
 class TicTacToe:
@@ -29,18 +30,34 @@ class TicTacToe:
              tells whether it came; the result code is ``state.end_of_game``: 0 going on, 1 X won,
              -1 O won, 2 draw.
 
-    ``env.state`` is the live game (the one the GUI shows); ``move`` plays on it. ``next_state``
-    is pure: it returns the new position and never touches the one it is given.
+    ``env.state`` is the live game (a ``Live_State``, the one the GUI shows); ``move`` plays on it
+    and ``env.state.reset()`` starts it again. ``env.position`` is the position it shows now (a
+    ``State``). ``next_state`` is pure: it returns the new position and never touches the one it
+    is given. Every method that takes a state takes a position or the live game.
     An illegal action raises ``ValueError`` saying which action and why.
     """
 
-    def __init__(self, state: State | None = None) -> None:
-        self.state = state if state is not None else State()
+    def __init__(self, state: State | Live_State | None = None) -> None:
+        self._live = Live_State(state.copy() if state is not None else None)
+
+    @property
+    def state(self) -> Live_State:
+        """The live game. Assigning a position (or another live game) sets what it shows."""
+        return self._live
+
+    @state.setter
+    def state(self, state: State | Live_State) -> None:
+        self._live.position = state.copy()
+
+    @property
+    def position(self) -> State:
+        """The position of the live game now: a ``State``, which never changes."""
+        return self._live.position
 
     def reset(self) -> State:
         """Start a new game on the empty board and return it."""
-        self.state = State()
-        return self.state
+        self._live.reset()
+        return self._live.position
 
     def legal_actions(self, state: State) -> list[Action]:
         """The empty cells of ``state`` as ``(row, col)``, row-major; empty once the game is over."""
@@ -52,8 +69,6 @@ class TicTacToe:
 
     def illegal_reason(self, state: State, action) -> str | None:
         """Why ``action`` is illegal in ``state``, in a few words; ``None`` when it is legal."""
-        if _is_int_pair(action) and action in state.children():
-            return None
         if not isinstance(action, (tuple, list)) or len(action) != 2 or not all(
                 isinstance(v, Integral) and not isinstance(v, bool) for v in action):
             return "an action must be a pair of ints (row, col)"
@@ -68,14 +83,18 @@ class TicTacToe:
 
     def next_state(self, state: State, action) -> tuple[State, int]:
         """The position after ``action`` and its reward (X's view); ``state`` is left unchanged."""
-        children = state.children()
-        if _is_int_pair(action) and action in children:
-            new_state = children[action]
-        else:
+        # The common case first, in as few steps as possible (training makes millions of moves):
+        # a tuple of two whole numbers naming an empty cell.
+        try:
+            new_state = state.children().get(action) if type(action) is tuple else None
+        except TypeError:  # a tuple holding something unhashable: not a cell
+            new_state = None
+        if (new_state is None or type(action[0]) not in CELL_INDEX_TYPES
+                or type(action[1]) not in CELL_INDEX_TYPES):
             reason = self.illegal_reason(state, action)
             if reason is not None:
                 raise ValueError(f"illegal action {action!r}: {reason}")
-            new_state = children[(int(action[0]), int(action[1]))]
+            new_state = state.children()[(int(action[0]), int(action[1]))]
         return new_state, REWARD[new_state.end_of_game]
 
     def end_of_game(self, state: State) -> bool:
@@ -83,6 +102,8 @@ class TicTacToe:
         return state.end_of_game != ONGOING
 
     def move(self, action) -> tuple[State, int]:
-        """Play ``action`` on the live game ``self.state``; return the new state and the reward."""
-        self.state, reward = self.next_state(self.state, action)
-        return self.state, reward
+        """Play ``action`` on the live game ``self.state``; return the new position and the
+        reward."""
+        position, reward = self.next_state(self._live.position, action)
+        self._live.position = position
+        return position, reward

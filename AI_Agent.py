@@ -30,12 +30,12 @@ class AI_Agent(Agent):
     """
 
     def __init__(self, player: int, env: TicTacToe | None = None, graphics=None,
-                 Q_table_PATH: str | None = None, train: bool = True, seed: int | None = None,
-                 epsilon: str = "linear", decay_epochs: int = EPSILON_DECAY_EPOCHS) -> None:
-        super().__init__(player, env, seed)
+                 Q_table_PATH: str | None = None, train: bool = True, *,
+                 seed: int | str | None = None, epsilon: str = "linear",
+                 decay_epochs: int = EPSILON_DECAY_EPOCHS) -> None:
+        super().__init__(player, env, graphics, seed=seed)
         if epsilon not in EPSILON_SCHEDULES:
             raise ValueError(f"epsilon schedule must be one of {EPSILON_SCHEDULES}, got {epsilon!r}")
-        self.graphics = graphics
         self.train = train
         self.epsilon_schedule = epsilon
         self.decay_epochs = decay_epochs
@@ -67,6 +67,7 @@ class AI_Agent(Agent):
 
     def get_Q_action(self, state: State) -> Action:
         """The greedy move: the legal action with the largest Q; ties to the first, row-major."""
+        state = state.copy()  # the live game (env.state) is looked up as the position it shows
         Q = self.Q
         best_action, best_value = None, -math.inf
         for action in state.legal_actions():
@@ -93,6 +94,10 @@ class AI_Agent(Agent):
     def load_Q(self, path: str) -> None:
         """Load a table saved by ``save_Q`` (or by the course's original code) for this side.
 
-        Raises ``Q_Table.TableError`` (a ``ValueError``) naming the file and the problem.
+        The table goes into the same dict ``self.Q``, so a name bound to it earlier (the course's
+        ``Q = player1.Q``) sees it. Raises ``Q_Table.TableError`` (a ``ValueError``) naming the
+        file and the problem; ``self.Q`` is then left as it was.
         """
-        self.Q, _, self.meta = load_table(path, side=self.player)
+        table, _, self.meta = load_table(path, side=self.player)
+        self.Q.clear()
+        self.Q.update(table)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from State import State
+from State import Live_State, State
 from TicTacToe import Action, TicTacToe
 
 
@@ -21,9 +21,13 @@ class Agent:
     over the legal moves; ``get_action`` draws from it with the agent's own random generator
     (``seed`` makes the draws repeatable). The exact tools (``Solver.py``) read ``action_probs``,
     the games call ``get_action``; the GUI calls the agent itself: ``agent(events, state)``.
+
+    ``graphics`` is the course's argument (``Random_Agent(player, env, graphics)``): only the
+    human player needs the window, so a computer agent accepts it and has no use for it.
     """
 
-    def __init__(self, player: int, env: TicTacToe | None = None, seed: int | None = None) -> None:
+    def __init__(self, player: int, env: TicTacToe | None = None, graphics=None, *,
+                 seed: int | str | None = None) -> None:
         if player not in (1, -1):
             raise ValueError(f"player must be 1 (X) or -1 (O), got {player!r}")
         self.player = player
@@ -50,6 +54,6 @@ class Agent:
     def legal_actions(self, state: State) -> list[Action]:
         return self.env.legal_actions(state)
 
-    def __call__(self, events=None, state: State | None = None) -> Action | None:
+    def __call__(self, events=None, state: State | Live_State | None = None) -> Action | None:
         """The GUI's way to ask for a move: the move for ``state`` (default: the live game)."""
-        return self.get_action(state if state is not None else self.env.state)
+        return self.get_action((state if state is not None else self.env.state).copy())

@@ -110,7 +110,7 @@ class Mixture_Agent(Agent):
     """
 
     def __init__(self, player: int, env: TicTacToe, members: list, seed=None) -> None:
-        super().__init__(player, env, seed)
+        super().__init__(player, env, seed=seed)
         self.members = members
 
     def action_probs(self, state: State) -> dict[Action, float]:

@@ -9,7 +9,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 
 from Agent import Agent
-from State import State
+from State import Live_State, State
 from TicTacToe import Action, TicTacToe
 
 LEFT_BUTTON = 1
@@ -27,16 +27,19 @@ class Human_Agent(Agent):
     board, with another button, or out of turn are ignored. So the game loop simply asks again with
     the next events until it gets a move.
 
-    A human cannot state move probabilities, and cannot be asked for a move without a window:
-    ``action_probs`` and ``get_action`` raise ``HumanMoveError`` (a ``ValueError``, so scripts turn
-    it into one line and exit status 2). Play a human only in ``Game.py``.
+    ``get_action(events)`` is the course's other way to ask: the same click, in the live game.
+
+    A human cannot state move probabilities, and cannot be asked for a move in a position without
+    a window: ``action_probs``, and ``get_action`` given a state, raise ``HumanMoveError`` (a
+    ``ValueError``, so scripts turn it into one line and exit status 2). Play a human only in
+    ``Game.py``.
     """
 
     def __init__(self, player: int, env: TicTacToe | None = None, graphics=None) -> None:
-        super().__init__(player, env)
+        super().__init__(player, env, graphics)
         self.graphics = graphics
 
-    def __call__(self, events=None, state: State | None = None) -> Action | None:
+    def __call__(self, events=None, state: State | Live_State | None = None) -> Action | None:
         """The clicked legal cell ``(row, col)`` among ``events``, or ``None`` if there is none."""
         state = state if state is not None else self.env.state
         if state.player != self.player:
@@ -47,7 +50,7 @@ class Human_Agent(Agent):
             if self.graphics is None:
                 raise HumanMoveError("Human_Agent needs the game's graphics to tell which cell "
                                      "was clicked: make it with graphics=...")
-            cell = self.graphics.cell_at(event.pos)
+            cell = self.graphics.calc_row_col(event.pos)
             if cell is not None and self.env.legal(state, cell):
                 return cell
         return None
@@ -57,7 +60,12 @@ class Human_Agent(Agent):
         raise HumanMoveError("a human player has no move probabilities; exact tools need a "
                              "computer agent (random, advanced, minimax, or a Q-table)")
 
-    def get_action(self, state: State, epoch: int | None = None) -> Action:
-        """Always raises ``HumanMoveError``: a human moves by clicking in the ``Game.py`` window."""
+    def get_action(self, events=None, state: State | Live_State | None = None) -> Action | None:
+        """The course's call ``get_action(events)``: the clicked legal cell among ``events`` in the
+        live game (or in ``state``), or ``None``. Asked for a move in a position instead (as
+        ``Tester.py`` would ask a computer), it raises ``HumanMoveError``: a human moves by
+        clicking in the ``Game.py`` window."""
+        if not isinstance(events, (State, Live_State)):
+            return self(events, state)
         raise HumanMoveError("a human moves by clicking in the game window (python Game.py); "
                              "here pick a computer agent (random, advanced, minimax, or a Q-table)")

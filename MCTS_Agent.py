@@ -127,10 +127,11 @@ class MCTS_Agent(Search_Agent):
     to the better mean, then at random.
     """
 
-    def __init__(self, player: int, env: TicTacToe | None = None, iterations: int | None = None,
-                 time: float | None = None, exploration: float = DEFAULT_EXPLORATION,
-                 show: str = "value", seed=None) -> None:
-        super().__init__(player, env, seed)
+    def __init__(self, player: int, env: TicTacToe | None = None, graphics=None,
+                 iterations: int | None = None, time: float | None = None,
+                 exploration: float = DEFAULT_EXPLORATION, show: str = "value",
+                 seed=None) -> None:
+        super().__init__(player, env, graphics, seed=seed)
         if iterations is not None and time is not None:
             raise ValueError("give iterations or time, not both")
         self.iterations = check_count(DEFAULT_ITERATIONS if iterations is None else iterations,

@@ -21,9 +21,9 @@ class Minimax_Agent(Agent):
                     random opponent (the best unbeatable reply to ``random``; deterministic).
     """
 
-    def __init__(self, player: int, env: TicTacToe | None = None, style: str = "fast",
-                 seed: int | None = None) -> None:
-        super().__init__(player, env, seed)
+    def __init__(self, player: int, env: TicTacToe | None = None, graphics=None,
+                 style: str = "fast", seed: int | str | None = None) -> None:
+        super().__init__(player, env, graphics, seed=seed)
         if style not in STYLES:
             raise ValueError(f"style must be one of {', '.join(STYLES)}, got {style!r}")
         self.style = style

@@ -109,8 +109,9 @@ class Search_Agent(Agent, ABC):
 
     timed = False
 
-    def __init__(self, player: int, env: TicTacToe | None = None, seed=None) -> None:
-        super().__init__(player, env, seed)
+    def __init__(self, player: int, env: TicTacToe | None = None, graphics=None,
+                 seed=None) -> None:
+        super().__init__(player, env, graphics, seed=seed)
         self.seed = seed
         self._decisions: dict[State, tuple[dict, Action]] = {}  # a fixed policy's, per position
         self._analysed: tuple[State, tuple[dict, Action]] | None = None
@@ -183,9 +184,10 @@ class Playout_Agent(Search_Agent):
     seed       makes the agent repeatable (see ``Search_Agent``).
     """
 
-    def __init__(self, player: int, env: TicTacToe | None = None, pnum: int = DEFAULT_PNUM,
-                 timelimit: float | None = None, scoring: str = "ratio", seed=None) -> None:
-        super().__init__(player, env, seed)
+    def __init__(self, player: int, env: TicTacToe | None = None, graphics=None,
+                 pnum: int = DEFAULT_PNUM, timelimit: float | None = None,
+                 scoring: str = "ratio", seed=None) -> None:
+        super().__init__(player, env, graphics, seed=seed)
         self.pnum = check_count(pnum, "pnum")
         self.timelimit = check_seconds(timelimit, "timelimit")
         if scoring not in SCORINGS:

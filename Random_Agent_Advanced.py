@@ -6,8 +6,9 @@ from Agent import Agent
 from State import ALL_CELLS, EMPTY, WIN_LINES, State
 from TicTacToe import Action, TicTacToe
 
-# Winning/blocking cell per (position, side) -- positions are shared objects, so this stays small.
-_FORCED_MOVE_CACHE: dict[tuple[State, int], Action | None] = {}
+# Winning/blocking cell per position (for its side to move): positions are shared objects, so this
+# stays small.
+_FORCED_MOVE_CACHE: dict[State, Action | None] = {}
 
 
 def completing_cell(state: State, mark: int) -> Action | None:
@@ -26,22 +27,23 @@ def completing_cell(state: State, mark: int) -> Action | None:
 
 def forced_move(state: State) -> Action | None:
     """The side to move's winning cell if it has one, else the cell that blocks the opponent."""
-    key = (state, state.player)
-    if key not in _FORCED_MOVE_CACHE:
+    try:
+        return _FORCED_MOVE_CACHE[state]
+    except KeyError:
         move = completing_cell(state, state.player)
         if move is None:
             move = completing_cell(state, -state.player)
-        _FORCED_MOVE_CACHE[key] = move
-    return _FORCED_MOVE_CACHE[key]
+        _FORCED_MOVE_CACHE[state] = move
+        return move
 
 
 class Random_Agent_Advanced(Agent):
     """With probability ``1 - 1/random_step`` it wins if it can, else blocks if it must;
     otherwise (and in the other ``1/random_step`` of its turns) it plays uniformly at random."""
 
-    def __init__(self, player: int, env: TicTacToe | None = None, random_step: int = 5,
-                 seed: int | None = None) -> None:
-        super().__init__(player, env, seed)
+    def __init__(self, player: int, env: TicTacToe | None = None, graphics=None,
+                 random_step: int = 5, seed: int | str | None = None) -> None:
+        super().__init__(player, env, graphics, seed=seed)
         if not isinstance(random_step, int) or random_step < 1:
             raise ValueError(f"random_step must be a whole number >= 1, got {random_step!r}")
         self.random_step = random_step

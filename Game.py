@@ -24,8 +24,8 @@ import pygame
 import cli
 from Agent import PolicyUnknown
 from Agents import is_table_path, make_agent, parse_spec
-from Graphics import (DEFAULT_SIZE, PROBABILITIES, Q_VALUES, SEARCH_SCORES, VALUE_NAMES, Graphics,
-                      Overlay, View)
+from Graphics import (DEFAULT_SIZE, PROBABILITIES, Q_VALUES, SEARCH_SCORES, TITLE, VALUE_NAMES,
+                      Graphics, Overlay, View)
 from Human_Agent import Human_Agent
 from State import DRAW, O, O_WON, X, X_WON, State, symbol
 from TicTacToe import Action, TicTacToe
@@ -35,7 +35,6 @@ DEFAULT_O = "human"
 DEFAULT_DELAY = 1.5      # seconds a finished game stays on screen
 THINK_SHARE = 1 / 3      # the computer's pause before a move, as a share of the delay
 FRAMES_PER_SECOND = 30
-TITLE = "Tic-Tac-Toe"
 
 
 def computer_values(agent, state: State) -> Overlay | None:
@@ -81,7 +80,7 @@ class Game:
                  size: tuple[int, int] = DEFAULT_SIZE, clock: Callable[[], float] = time.monotonic,
                  background: bool = True) -> None:
         self.env = TicTacToe()
-        self.graphics = Graphics(size)
+        self.graphics = Graphics(size, window=False)
         self.specs = {X: x_spec, O: o_spec}
         self.agents = {side: make_agent(spec, side, self.env, graphics=self.graphics,
                                         seed=None if seed is None else f"{seed}:{symbol(side)}")
@@ -126,7 +125,7 @@ class Game:
 
     def play(self, action: Action) -> None:
         """Play ``action`` for the side to move (``env.move`` refuses an illegal one)."""
-        before = self.env.state
+        before = self.env.position
         state, _ = self.env.move(action)
         self.moves.append((before, action))
         self.turn_started = self.clock()
@@ -155,7 +154,7 @@ class Game:
         elif event.type == pygame.VIDEORESIZE:
             self.resize((event.w, event.h))
         elif event.type == pygame.MOUSEBUTTONDOWN:
-            state = self.env.state
+            state = self.env.position
             if not state.end_of_game and self.is_human(state.player):
                 action = self.agents[state.player]([event], state)
                 if action is not None:
@@ -166,7 +165,7 @@ class Game:
         ``games`` games) once a finished game has been shown for ``delay`` seconds."""
         if not self.running:
             return
-        now, state = self.clock(), self.env.state
+        now, state = self.clock(), self.env.position
         if state.end_of_game:
             if now - self.finished_at >= self.delay:
                 if self.games is not None and self.games_finished >= self.games:
@@ -203,7 +202,7 @@ class Game:
 
     def _values_future(self) -> Future | None:
         """The values of the computer to move, asked for once per position while H is on."""
-        state = self.env.state
+        state = self.env.position
         if not self.show_values or state.end_of_game or self.is_human(state.player):
             return None
         if state not in self._values:
@@ -212,7 +211,7 @@ class Game:
 
     def status(self) -> str:
         """The header's first line: whose turn it is, or who won."""
-        state = self.env.state
+        state = self.env.position
         result = state.end_of_game
         if result == DRAW:
             return "Draw"
@@ -234,7 +233,7 @@ class Game:
     def footer(self) -> str:
         """The footer line: the keys, and with H on whose values are shown (or why none are)."""
         keys = "R new game  ·  H values  ·  Esc quit"
-        state = self.env.state
+        state = self.env.position
         if self.show_values and not state.end_of_game:
             if all(map(self.is_human, (X, O))):
                 return f"H on: no computer player to show values for  ·  {keys}"
@@ -252,7 +251,7 @@ class Game:
     def view(self) -> View:
         """Everything the window shows now."""
         last = self.moves[-1][1] if self.moves else None
-        return View(self.env.state, self.status(), self.score_line(), self.footer(),
+        return View(self.env.position, self.status(), self.score_line(), self.footer(),
                     self.overlay(), last)
 
     def render(self, surface: pygame.Surface | None = None) -> pygame.Surface:

@@ -5,7 +5,10 @@ and ``Game.py``). ``Game.py`` describes what to show in a ``View`` and calls ``G
 
 The window has three bands: a header (whose turn it is or who won, and the running score), the
 board (a square, as large as fits), and a footer (the keys). ``resize`` lays them out again for a
-new window size; ``cell_at`` maps a mouse position to a cell of the current layout.
+new window size; ``calc_row_col`` maps a mouse position to a cell of the current layout.
+
+The course's own scripts use it directly: ``from Graphics import *`` gives ``Graphics`` and
+``FPS``; ``graphics = Graphics()`` opens the window, ``graphics(state)`` shows a state in it.
 
 The H overlay shades every empty cell by what the computer thinks of it (a Q-value, a move
 probability, or the score a search agent chooses by) and writes the number in the cell: green for a positive value, purple for a negative
@@ -24,11 +27,13 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 import pygame.gfxdraw
 
-from State import EMPTY, SIZE, WIN_LINES, X, State
+from State import DRAW, EMPTY, SIZE, WIN_LINES, X, State
 
 Action = tuple[int, int]
 Colour = tuple[int, int, int]
 
+FPS = 30                 # frames per second of the course's game loop (clock.tick(FPS))
+TITLE = "Tic-Tac-Toe"
 DEFAULT_SIZE = (480, 600)
 MIN_SIZE = (240, 300)
 
@@ -107,6 +112,15 @@ def format_value(value: float, kind: str) -> str:
     return f"{value:.2f}" if abs(value) < 10 else f"{value:.0f}"
 
 
+def status_line(state: State) -> str:
+    """The header of the course's window: whose turn it is, or who won."""
+    if state.end_of_game == DRAW:
+        return "Draw"
+    if state.end_of_game:
+        return f"{'X' if state.end_of_game == X else 'O'} wins"
+    return f"{'X' if state.player == X else 'O'} to move"
+
+
 def winning_line(state: State) -> tuple[Action, Action] | None:
     """The two end cells of the line of three that won the game, or ``None`` (no winner)."""
     cells = state.cells
@@ -119,13 +133,28 @@ def winning_line(state: State) -> tuple[Action, Action] | None:
 class Graphics:
     """Layout and drawing for a window of ``size`` pixels (width, height).
 
-    Needs no window: ``draw`` paints onto any ``pygame.Surface`` (the window, or an image).
+    ``Graphics()`` opens that window, as the course's scripts expect, and ``graphics(state)``
+    shows a state in it. ``Game.py`` makes its own window and passes ``window=False``: ``draw``
+    paints onto any ``pygame.Surface`` (the window, or an image).
     """
 
-    def __init__(self, size: tuple[int, int] = DEFAULT_SIZE) -> None:
+    def __init__(self, size: tuple[int, int] = DEFAULT_SIZE, window: bool = True) -> None:
         pygame.font.init()
         self._fonts: dict[int, pygame.font.Font] = {}
         self.resize(size)
+        self.screen: pygame.Surface | None = None
+        if window:
+            pygame.display.init()
+            self.screen = pygame.display.set_mode(self.size)
+            pygame.display.set_caption(TITLE)
+
+    def __call__(self, state: State) -> None:
+        """Show ``state`` in the window (the course's ``graphics(env.state)``): the board, whose
+        turn it is or how the game ended."""
+        if self.screen is None:
+            raise RuntimeError("this Graphics has no window: make it with Graphics()")
+        self.draw(self.screen, View(state, status_line(state), "", "Click an empty cell"))
+        pygame.display.flip()
 
     # --- layout ----------------------------------------------------------------------------------
     def resize(self, size: tuple[int, int]) -> tuple[int, int]:
@@ -153,7 +182,7 @@ class Graphics:
         return pygame.Rect(self.board.left + col * self.cell, self.board.top + row * self.cell,
                            self.cell, self.cell)
 
-    def cell_at(self, pos: tuple[int, int]) -> Action | None:
+    def calc_row_col(self, pos: tuple[int, int]) -> Action | None:
         """The cell ``(row, col)`` under the pixel ``pos`` (x, y), or ``None`` outside the board."""
         x, y = pos
         if not self.board.collidepoint(x, y):

@@ -61,11 +61,11 @@ def test_legal_actions_are_empty_cells_row_major():
 ])
 def test_illegal_actions_raise_and_change_nothing(action, reason):
     env = TicTacToe(State([[0, 0, 0], [0, 1, 0], [0, 0, 0]], player=O))
-    before = env.state
+    before = env.position
     with pytest.raises(ValueError, match=reason) as error:
         env.move(action)
     assert repr(action) in str(error.value)
-    assert env.state is before and not env.legal(before, action)
+    assert env.position is before and not env.legal(before, action)
 
 
 def test_moves_after_the_end_are_illegal():
@@ -81,9 +81,9 @@ def test_numpy_ints_are_accepted_as_actions():
 
 def test_next_state_leaves_the_state_alone_and_move_plays_on_env():
     env = TicTacToe()
-    start = env.state
+    start = env.position
     env.next_state(start, (0, 0))
-    assert start == State() and env.state is start
+    assert start == State() and env.position is start
     env.move((0, 0))
     assert env.state.board[0, 0] == X and env.state.player == O
 

@@ -92,30 +92,30 @@ def check_moves(game):
         assert before is state
         assert before.player == (X if turn % 2 == 0 else O)
         state = game.env.next_state(before, action)[0]
-    assert game.env.state is state
+    assert game.env.position is state
     assert state.end_of_game == referee([action for _, action in game.moves])
 
 
 # --- the mapping from pixels to cells ----------------------------------------------------------------
 
 @pytest.mark.parametrize("size", [(480, 600), (300, 700), (700, 400), MIN_SIZE])
-def test_cell_at_finds_every_cell_and_nothing_outside_the_board(size):
-    graphics = Graphics(size)
+def test_calc_row_col_finds_every_cell_and_nothing_outside_the_board(size):
+    graphics = Graphics(size, window=False)
     board = graphics.board
     for cell in ALL_CELLS:
         rect = graphics.cell_rect(cell)
         for pos in (rect.center, rect.topleft, (rect.right - 1, rect.bottom - 1)):
-            assert graphics.cell_at(pos) == cell
+            assert graphics.calc_row_col(pos) == cell
     outside = [(board.left - 1, board.centery), (board.right, board.centery),
                (board.centerx, board.top - 1), (board.centerx, board.bottom),
                (size[0] // 2, 2), (size[0] // 2, size[1] - 2), (-5, -5), (10_000, 10_000)]
     for pos in outside:
-        assert graphics.cell_at(pos) is None
+        assert graphics.calc_row_col(pos) is None
     assert board.width >= 0.5 * min(size) and board.width % 3 == 0
 
 
 def test_resize_keeps_a_minimum_size():
-    graphics = Graphics()
+    graphics = Graphics(window=False)
     assert graphics.resize((10, 0)) == MIN_SIZE
     assert graphics.cell > 0
 
@@ -123,7 +123,7 @@ def test_resize_keeps_a_minimum_size():
 # --- the human player ---------------------------------------------------------------------------------
 
 def test_human_agent_returns_only_a_legal_click_on_its_turn():
-    env, graphics = TicTacToe(), Graphics()
+    env, graphics = TicTacToe(), Graphics(window=False)
     env.move((0, 0))  # X took the corner; O to move
     human = Human_Agent(O, env, graphics)
     centre = lambda cell: graphics.cell_rect(cell).center  # noqa: E731
@@ -153,24 +153,24 @@ def test_human_agent_cannot_be_asked_without_the_window():
 def test_clicks_that_must_be_ignored_change_nothing():
     game, clock = make_game("human", "random", delay=1.0, seed=3)
     click(game, (1, 1))
-    assert game.env.state.board[1, 1] == X and game.env.state.player == O
-    during_computer_turn = game.env.state
+    assert game.env.position.board[1, 1] == X and game.env.position.player == O
+    during_computer_turn = game.env.position
     for cell in ALL_CELLS:
         click(game, cell)                                   # O (the computer) is to move
     game.step()                                             # its pause is not over yet
-    assert game.env.state is during_computer_turn
+    assert game.env.position is during_computer_turn
     clock.now = game.think_time()
     game.step()
-    assert len(game.moves) == 2 and game.env.state.player == X
-    after_reply = game.env.state
+    assert len(game.moves) == 2 and game.env.position.player == X
+    after_reply = game.env.position
     click(game, (1, 1))                                     # occupied
     game.handle(click_event((5, 5)))                        # header, outside the board
     game.handle(click_event((game.graphics.size[0] // 2, game.graphics.size[1] - 3)))  # footer
     empty = next(cell for cell in ALL_CELLS if after_reply.board[cell] == EMPTY)
     click(game, empty, button=3)                            # right button
-    assert game.env.state is after_reply
+    assert game.env.position is after_reply
     click(game, empty)
-    assert game.env.state.board[empty] == X and len(game.moves) == 3
+    assert game.env.position.board[empty] == X and len(game.moves) == 3
     check_moves(game)
 
 
@@ -178,7 +178,7 @@ def test_a_won_game_is_scored_shown_and_never_changes():
     game, clock = make_game("human", "human", delay=2.0)
     for cell in [(0, 0), (1, 1), (0, 1), (2, 2), (0, 2)]:
         click(game, cell)
-    final = game.env.state
+    final = game.env.position
     assert final.end_of_game == X_WON and game.games_finished == 1
     assert game.score == {X_WON: 1, O_WON: 0, DRAW: 0}
     assert game.status() == "X wins" and "X 1" in game.score_line()
@@ -188,10 +188,10 @@ def test_a_won_game_is_scored_shown_and_never_changes():
     clock.now = 1.9
     game.step()
     game.render()
-    assert game.env.state is final and len(game.moves) == 5
+    assert game.env.position is final and len(game.moves) == 5
     clock.now = 2.0                                         # the pause is over: a new game
     game.step()
-    assert game.env.state == State() and game.moves == [] and game.score[X_WON] == 1
+    assert game.env.position == State() and game.moves == [] and game.score[X_WON] == 1
 
 
 def test_r_starts_a_new_game_without_scoring_the_old_one():
@@ -200,7 +200,7 @@ def test_r_starts_a_new_game_without_scoring_the_old_one():
     game.step()
     assert len(game.moves) == 2
     press(game, pygame.K_r)
-    assert game.env.state == State() and game.moves == []
+    assert game.env.position == State() and game.moves == []
     assert game.games_finished == 0 and sum(game.score.values()) == 0
     click(game, (2, 2))
     assert game.moves == [(State(), (2, 2))]
@@ -225,10 +225,10 @@ def test_escape_and_closing_the_window_stop_cleanly(event):
         pygame.event.post(event)
         assert game.run() == 0                              # returns instead of looping
         assert not game.running
-        before = game.env.state
+        before = game.env.position
         click(game, (1, 1))
         game.step()
-        assert game.env.state is before
+        assert game.env.position is before
     finally:
         game.close()
 
@@ -242,7 +242,7 @@ def test_closing_while_the_computer_thinks_on_its_thread():
         pygame.event.post(pygame.event.Event(pygame.QUIT))
         assert game.run() == 0
         game.step()
-        assert game.moves == [] and game.env.state == State()
+        assert game.moves == [] and game.env.position == State()
     finally:
         game.close()
 
@@ -254,11 +254,11 @@ def test_resizing_the_window_lays_the_board_out_again():
         game.handle(pygame.event.Event(pygame.VIDEORESIZE, w=320, h=720, size=(320, 720)))
         assert game.graphics.size == (320, 720) and game.screen.get_size() == (320, 720)
         click(game, (2, 0))
-        assert game.env.state.board[2, 0] == X
+        assert game.env.position.board[2, 0] == X
         game.handle(pygame.event.Event(pygame.VIDEORESIZE, w=40, h=30, size=(40, 30)))
         assert game.screen.get_size() == MIN_SIZE
         click(game, (0, 2))
-        assert game.env.state.board[0, 2] == O
+        assert game.env.position.board[0, 2] == O
         assert game.render().get_size() == MIN_SIZE
     finally:
         game.close()
@@ -274,7 +274,7 @@ def test_computer_players_move_on_the_worker_thread():
     finally:
         game.close()
     assert game.games_finished == 2 and not game.running
-    assert game.env.state.end_of_game == referee([action for _, action in game.moves])
+    assert game.env.position.end_of_game == referee([action for _, action in game.moves])
 
 
 # --- the command line ------------------------------------------------------------------------------
@@ -410,7 +410,7 @@ def test_overlay_of_a_policy_agent_shows_its_move_probabilities():
     press(game, pygame.K_h)
     overlay = game.overlay()
     assert overlay.kind == "p"
-    assert overlay.values == pytest.approx(game.agents[X].action_probs(game.env.state))
+    assert overlay.values == pytest.approx(game.agents[X].action_probs(game.env.position))
     assert overlay.values[(0, 2)] == pytest.approx(0.8 + 0.2 / 5)
     image = game.render()
     scores = {cell: hue_score(image.get_at(probe(game.graphics, cell))) for cell in overlay.values}
@@ -423,7 +423,7 @@ def test_overlay_with_the_shipped_table_marks_its_choice():
         pytest.skip("Data/Q_MC_X.pth is not there yet (make data)")
     game, _ = make_game(str(SHIPPED_X), "human")
     press(game, pygame.K_h)
-    agent, state = game.agents[X], game.env.state
+    agent, state = game.agents[X], game.env.position
     image = game.render()
     scores = {cell: hue_score(image.get_at(probe(game.graphics, cell))) for cell in ALL_CELLS}
     assert max(scores, key=scores.get) == agent.get_Q_action(state)
@@ -468,7 +468,7 @@ def test_overlay_of_a_search_agent_shows_its_scores_and_others_say_why_not():
     game, _ = make_game("random", "human", delay=1.0)
     press(game, pygame.K_h)
     game.agents[X] = Mystery(X)
-    assert computer_values(game.agents[X], game.env.state) is None
+    assert computer_values(game.agents[X], game.env.position) is None
     assert game.overlay() is None and "cannot state its values" in game.footer()
     game.render()
 
@@ -544,7 +544,7 @@ def fuzz(seed, events, table):
                 game.open_window()
                 figures["sessions"] += 1
             event = random_event(rng, game)
-            before, moves_before = game.env.state, len(game.moves)
+            before, moves_before = game.env.position, len(game.moves)
             finished_before, score_before = game.games_finished, dict(game.score)
             finished_at = game.finished_at
             if event == "tick":
@@ -556,7 +556,7 @@ def fuzz(seed, events, table):
             else:
                 game.handle(event)
                 figures["resizes"] += event.type == pygame.VIDEORESIZE
-            state = game.env.state
+            state = game.env.position
             restarted = event != "tick" and event.type == pygame.KEYDOWN and event.key == pygame.K_r
             new_game = moves_before > 0 and game.moves == []
             if event != "tick" and event.type == pygame.MOUSEBUTTONDOWN:

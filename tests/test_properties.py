@@ -124,7 +124,7 @@ def independently_legal(state: State, action) -> bool:
 def test_illegal_moves_raise_and_change_nothing_legal_moves_play(sequence):
     env = TicTacToe()
     for kind, value in sequence:
-        before, before_cells = env.state, env.state.cells
+        before, before_cells = env.position, env.position.cells
         legal = env.legal_actions(before)
         action = legal[value % len(legal)] if kind == "legal" and legal else value
         if independently_legal(before, action):
@@ -134,7 +134,7 @@ def test_illegal_moves_raise_and_change_nothing_legal_moves_play(sequence):
             cells[(int(action[0]), int(action[1]))] = before.player
             assert cell_map(after) == cells and after.player == -before.player
             assert reward == {X_WON: 1, O_WON: -1}.get(expected_result(after), 0)
-            assert env.state is after
+            assert env.position is after
         else:
             assert not env.legal(before, action)
             with pytest.raises(ValueError) as caught:
@@ -143,7 +143,7 @@ def test_illegal_moves_raise_and_change_nothing_legal_moves_play(sequence):
             assert repr(action) in message and any(reason in message for reason in REASONS)
             with pytest.raises(ValueError):
                 env.next_state(before, action)
-            assert env.state is before and before.cells == before_cells
+            assert env.position is before and before.cells == before_cells
 
 
 # --- states never change ---------------------------------------------------------------------

@@ -26,3 +26,14 @@ def fixture_path():
             pytest.skip(f"course fixture {name} not found beside the project ({FIXTURES})")
         return str(path)
     return find
+
+
+@pytest.fixture
+def chapter():
+    """The chapter's code (``tools/chapter_code``); skips the test when its listings are absent."""
+    from tools import chapter_code
+    try:
+        chapter_code.listing("README.md")
+    except chapter_code.ListingMissing as missing:
+        pytest.skip(str(missing))
+    return chapter_code

@@ -33,10 +33,12 @@ from Episode import play_games  # noqa: E402
 from Q_Table import load_table, save_table  # noqa: E402
 from State import O, X  # noqa: E402
 from TicTacToe import TicTacToe  # noqa: E402
+from tools import chapter_code  # noqa: E402
 
 DEFAULT_RUNS = 3
 COURSE_DEFAULT_EPISODES = 200_000
 TRAINING_TARGET_SECONDS = 10.0
+CHAPTER_TARGET_SECONDS = 10.0
 COURSE_ORIGINAL_SECONDS = 160.0  # the course's original code, 200,000 episodes (SPEC section 6)
 PAIR_EPISODES = 50_000
 TESTER_GAMES = 1_000
@@ -66,6 +68,39 @@ def train(argv: list[str]) -> Callable[[], object]:
     return work
 
 
+def process_seconds(command: list[str], folder: Path) -> float:
+    """Wall-clock seconds of ``command`` as a whole new process in ``folder`` (start-up included,
+    output thrown away, as when a student runs it)."""
+    start = perf_counter()
+    subprocess.run(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   check=True)
+    return perf_counter() - start
+
+
+def chapter_figures(runs: int) -> None:
+    """The chapter's solved trainer as printed (200,000 episodes against advanced) and ours with
+    the same algorithm and opponent (``--plain --opponent advanced``), each a whole process,
+    interleaved so that both see the same machine load."""
+    try:
+        trainer = chapter_code.solved_trainer()
+    except chapter_code.ListingMissing as missing:
+        print(f"the chapter's own code: not timed ({missing})")
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        repo = chapter_code.repo_copy(Path(folder), {"MC_Trainer.py": trainer})
+        ours = [sys.executable, str(ROOT / "MC_Trainer.py"), "--plain", "--opponent", "advanced",
+                "--seed", "1", "--out", os.path.join(folder, "ours.pth")]
+        times: dict[str, list[float]] = {"chapter": [], "ours": []}
+        for _ in range(runs):
+            times["chapter"].append(process_seconds([sys.executable, "MC_Trainer.py"], repo))
+            times["ours"].append(process_seconds(ours, repo))
+    chapter, plain = (statistics.median(times[name]) for name in ("chapter", "ours"))
+    print(f"the chapter's own MC_Trainer.py as printed ({COURSE_DEFAULT_EPISODES:,} episodes vs "
+          f"advanced, on this engine): {chapter:.2f} s whole process, median of {runs} (target "
+          f"<= {CHAPTER_TARGET_SECONDS:.0f} s); ours, the same run (--plain --opponent advanced): "
+          f"{plain:.2f} s; ratio {chapter / plain:.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = cli.Parser(prog="bench.py", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=cli.count, default=DEFAULT_RUNS,
@@ -83,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
                                             str(PAIR_EPISODES), "--seed", "2"]), runs)
             print(f"MC training {side} vs {opponent:<8}: {PAIR_EPISODES / seconds:>9,.0f} episodes/s "
                   f"({PAIR_EPISODES:,} episodes incl. saving, median of {runs})")
+
+    chapter_figures(runs)
 
     env = TicTacToe()
     table = make_agent(SHIPPED_X, X, env)

@@ -1,0 +1,217 @@
+"""Reading submissions: a student's folder, or a ``.zip`` of one, read into memory once.
+
+Contract: ``editable_files(pristine)`` names the files of the students' version that hold a stub
+(``raise NotImplementedError("Exercise piece ...")``); those, and only those, are taken from a
+submission -- a student's own ``check.py``, ``selfcheck/``, ``Solver.py`` or tests are never
+used. ``read_submission(path, editable)`` returns a ``Submission`` with the bytes of each of
+those files that it found, and notes on what it refused or missed. Nothing is read lazily: once
+every submission has been read, what is on disk no longer matters, so a submission that rewrites
+another's folder while it runs cannot change what is graded.
+
+Refused (and noted): symbolic links, anything that is not a regular file, files larger than
+``MAX_FILE_BYTES``; in a zip also members with an absolute path or a ``..`` part, symbolic-link
+members, and archives with more than ``MAX_MEMBERS`` members.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import stat
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from tools.exercise_pieces import STUB_PREFIX
+
+# A student's source file is a few kilobytes; anything this large is not one.
+MAX_FILE_BYTES = 1 * 2**20
+MAX_MEMBERS = 20_000
+# The grader's own files: never taken from a submission, whatever they hold.
+TRUSTED = ("check.py", "selfcheck/", "tools/", "tests/", "Solver.py")
+NOTED_NAMES = 3          # a note lists at most this many refused names
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+@dataclass
+class Submission:
+    """One student's work: a name for the report, where it came from, the editable files found
+    (relative path -> bytes) and notes for the report's row."""
+    name: str
+    origin: str
+    files: dict[str, bytes] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def editable_files(pristine: dict[str, bytes]) -> tuple[str, ...]:
+    """The files of the students' version (relative path -> bytes) that hold an exercise stub."""
+    found = []
+    for name, data in sorted(pristine.items()):
+        if name.endswith(".py") and not name.startswith(TRUSTED) and _has_stub(data):
+            found.append(name)
+    return tuple(found)
+
+
+def _has_stub(source: bytes) -> bool:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    for node in ast.walk(tree):
+        call = node.exc if isinstance(node, ast.Raise) else None
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                and call.func.id == "NotImplementedError" and call.args
+                and isinstance(call.args[0], ast.Constant)
+                and str(call.args[0].value).startswith(STUB_PREFIX)):
+            return True
+    return False
+
+
+def read_submission(path: Path, editable: tuple[str, ...]) -> Submission:
+    """Read a folder or zip (``path`` must exist; the caller checked it) into a ``Submission``."""
+    path = Path(path)
+    name = path.absolute().name if path.is_dir() else path.stem
+    submission = Submission(name=name or str(path), origin=str(path))
+    if path.is_dir():
+        _read_folder(path, editable, submission)
+    else:
+        _read_zip(path, editable, submission)
+    missing = [name for name in editable if name not in submission.files]
+    if len(missing) == len(editable):
+        submission.notes.append("none of the files to grade was found (every piece keeps its "
+                                "stub)")
+    elif missing:
+        submission.notes.append(f"missing (kept the stub): {', '.join(missing)}")
+    return submission
+
+
+def unique_names(submissions: list[Submission]) -> None:
+    """Give submissions that share a name a number, so that every row can be told apart."""
+    seen: dict[str, int] = {}
+    for submission in submissions:
+        count = seen.get(submission.name, 0) + 1
+        seen[submission.name] = count
+        if count > 1:
+            submission.name = f"{submission.name} ({count})"
+
+
+# --- folders ------------------------------------------------------------------------------------
+
+def _read_folder(folder: Path, editable: tuple[str, ...], submission: Submission) -> None:
+    base = os.path.realpath(folder)
+    for name in editable:
+        path = os.path.join(folder, *name.split("/"))
+        if not os.path.lexists(path):
+            continue
+        problem = _folder_problem(path, base)
+        if problem:
+            submission.notes.append(f"refused {name}: {problem}")
+            continue
+        try:
+            data = _read_capped(path)
+        except OSError as error:
+            submission.notes.append(f"refused {name}: cannot be read ({error.strerror})")
+            continue
+        if data is None:
+            submission.notes.append(f"refused {name}: larger than {MAX_FILE_BYTES:,} bytes")
+        else:
+            submission.files[name] = data
+
+
+def _folder_problem(path: str, base: str) -> str | None:
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode):
+        return "a symbolic link"
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    # A link on the way (nim/ itself, say) could point into another student's folder.
+    if os.path.commonpath([os.path.realpath(path), base]) != base:
+        return "lies outside the submission's folder (through a link)"
+    return None
+
+
+def _read_capped(path: str) -> bytes | None:
+    """The file's bytes, or ``None`` when it is larger than the cap; never follows a link."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(descriptor, "rb") as stream:
+        data = stream.read(MAX_FILE_BYTES + 1)
+    return None if len(data) > MAX_FILE_BYTES else data
+
+
+# --- zip archives -------------------------------------------------------------------------------
+
+def _read_zip(path: Path, editable: tuple[str, ...], submission: Submission) -> None:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+            if len(members) > MAX_MEMBERS:
+                submission.notes.append(f"refused the archive: more than {MAX_MEMBERS:,} members")
+                return
+            usable = _usable_members(members, submission)
+            prefix = _prefix(list(usable), editable)
+            for name in editable:
+                member = usable.get(prefix + name)
+                if member is not None:
+                    _read_member(archive, member, name, submission)
+    except (zipfile.BadZipFile, OSError, EOFError) as error:
+        submission.notes.append(f"the archive cannot be read ({error})")
+
+
+def _member_problem(member: zipfile.ZipInfo) -> str | None:
+    name = member.filename.replace("\\", "/")
+    if name.startswith("/") or _DRIVE.match(name):
+        return "an absolute path"
+    if ".." in PurePosixPath(name).parts:
+        return "a path that leaves the folder (..)"
+    if stat.S_ISLNK(member.external_attr >> 16):
+        return "a symbolic link"
+    return None
+
+
+def _usable_members(members: list[zipfile.ZipInfo],
+                    submission: Submission) -> dict[str, zipfile.ZipInfo]:
+    """The regular file members by name; the ones refused for their path or kind are noted."""
+    usable, refused = {}, []
+    for member in members:
+        problem = _member_problem(member)
+        if problem:
+            refused.append(f"{member.filename!r} ({problem})")
+        elif not member.is_dir():
+            usable[member.filename] = member
+    if refused:
+        more = f" and {len(refused) - NOTED_NAMES} more" if len(refused) > NOTED_NAMES else ""
+        submission.notes.append(f"refused zip members: {', '.join(refused[:NOTED_NAMES])}{more}")
+    return usable
+
+
+def _prefix(names: list[str], editable: tuple[str, ...]) -> str:
+    """The folder inside the archive that holds the submission: the one where most of the files
+    to grade are (a zip of the folder itself has them under ``folder/``)."""
+    found: dict[str, int] = {}
+    for name in names:
+        for wanted in editable:
+            if name == wanted or name.endswith("/" + wanted):
+                prefix = name[:len(name) - len(wanted)]
+                if not prefix.startswith("__MACOSX/"):
+                    found[prefix] = found.get(prefix, 0) + 1
+    if not found:
+        return ""
+    return min(found, key=lambda prefix: (-found[prefix], len(prefix), prefix))
+
+
+def _read_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo, name: str,
+                 submission: Submission) -> None:
+    if member.file_size > MAX_FILE_BYTES:
+        submission.notes.append(f"refused {name}: larger than {MAX_FILE_BYTES:,} bytes")
+        return
+    try:
+        with archive.open(member) as stream:
+            data = stream.read(MAX_FILE_BYTES + 1)
+    except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError) as error:
+        submission.notes.append(f"refused {name}: cannot be unpacked ({error})")
+        return
+    if len(data) > MAX_FILE_BYTES:      # the stated size was a lie
+        submission.notes.append(f"refused {name}: larger than {MAX_FILE_BYTES:,} bytes")
+    else:
+        submission.files[name] = data

@@ -7,7 +7,8 @@ check it against Bouton's rule for this "misère" game: the mover loses exactly 
 (XOR) of the piles is 0 — except when every pile has at most one object, where the mover loses
 exactly when the number of single objects is odd.
 
-``judge(ai, piles)`` holds the AI to that theory over every position the game can reach.
+``judge(ai, piles)`` holds a ``NimAI`` to that theory over every position the game can reach; its
+greedy moves are those of ``better.greedy_moves``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
+
+from better import greedy_moves
 
 Action = tuple[int, int]  # (pile index, how many objects to take)
 
@@ -103,11 +106,6 @@ class Judgement:
             f"and loses from {self.positions - self.wins_vs_perfect} "
             f"(perfect play: wins from {self.winning}, loses from {self.losing}).",
         ])
-
-
-def greedy_moves(ai, piles: Sequence[int]) -> list[Action]:
-    """Every move the AI may play greedily in ``piles`` (several when its best Q-values tie)."""
-    return [action for action, p in ai.action_probs(list(piles), epsilon=False).items() if p > 0]
 
 
 def judge(ai, initial: Sequence[int]) -> Judgement:

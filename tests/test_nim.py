@@ -1,9 +1,15 @@
-"""Nim (nim/): the course's interface function by function, the terminal game, the exact solver,
-the judge, the command line, and the target: perfect play after 10,000 games for seeds 0-9."""
+"""Nim (nim/): the course's nim.py behaviour by behaviour (its exceptions, train's and play's
+lines, play's pauses), the folder run on its own, the project's training (better.py) and its
+target -- perfect play after 10,000 games for seeds 0-9 --, the exact solver and judge, and
+the command line."""
 
+import ast
 import builtins
+import inspect
 import itertools
+import os
 import random
+import shutil
 import subprocess
 import sys
 from functools import reduce
@@ -15,31 +21,49 @@ import pytest
 NIM_DIR = Path(__file__).resolve().parent.parent / "nim"
 sys.path.append(str(NIM_DIR))  # appended: a project module of the same name would come first
 
+import better  # noqa: E402
 import judge  # noqa: E402
 import nim  # noqa: E402
 import play as nim_play  # noqa: E402
-from nim import Nim, NimAI, learn_from_game, play, train  # noqa: E402
+from better import course_train, learn_from_game, train_better  # noqa: E402
+from nim import Nim, NimAI, play, train  # noqa: E402
 
 INVALID = "Invalid move, try again."
+START = [1, 3, 5, 7]
 
 
-# --- Nim ---------------------------------------------------------------------------------------
+# --- Nim: the course's game ----------------------------------------------------------------------
 
 def test_new_game_copies_the_piles():
     initial = [1, 3, 5, 7]
     game = Nim(initial)
     game.move((3, 2))
     assert initial == [1, 3, 5, 7] and game.piles == [1, 3, 5, 5]
-    assert Nim().piles == [1, 3, 5, 7] and Nim().player == 0 and Nim().winner is None
+    fresh = Nim()
+    assert (fresh.piles, fresh.player, fresh.winner) == ([1, 3, 5, 7], 0, None)
+    assert Nim().piles == [1, 3, 5, 7]             # the default list is never changed
+    assert inspect.signature(Nim).parameters["initial"].default == [1, 3, 5, 7]
+
+
+@pytest.mark.parametrize("piles", [[], [0, 0, 0, 0]])
+def test_empty_games_are_accepted_as_in_the_course(piles):
+    game = Nim(piles)
+    assert (game.piles, game.player, game.winner) == (piles, 0, None)
+    assert Nim.available_actions(piles) == set()
+    with pytest.raises(Exception) as error:
+        game.move((0, 1))
+    assert str(error.value) == ("Invalid pile" if not piles else "Invalid number of objects")
+    with pytest.raises(Exception, match="^Invalid pile$"):
+        game.move((4, 1))
 
 
 def test_available_actions_is_a_fresh_set_of_pairs():
     assert Nim.available_actions([1, 0, 2]) == {(0, 1), (2, 1), (2, 2)}
     assert Nim.available_actions((0, 0)) == set()
-    actions = Nim.available_actions([1, 3, 5, 7])
+    actions = Nim.available_actions(START)
     assert len(actions) == 16
     actions.clear()  # the caller's copy: the next call is unaffected
-    assert len(Nim.available_actions([1, 3, 5, 7])) == 16
+    assert len(Nim.available_actions(START)) == 16
 
 
 def test_players_take_turns():
@@ -51,39 +75,43 @@ def test_players_take_turns():
     assert game.player == 0 and game.winner is None
 
 
+@pytest.mark.parametrize("move", [(3, 2), [3, 2]])
+def test_a_move_is_a_tuple_or_a_list(move):
+    game = Nim()
+    game.move(move)
+    assert game.piles == [1, 3, 5, 5] and game.player == 1
+
+
 def test_whoever_takes_the_last_object_loses():
     game = Nim([1, 1])
     game.move((0, 1))  # player 0
-    game.move((1, 1))  # player 1 takes the last one
-    assert game.winner == 0 and game.piles == [0, 0]
+    game.move([1, 1])  # player 1 takes the last one
+    assert game.winner == 0 and game.piles == [0, 0] and game.player == 0
 
 
-@pytest.mark.parametrize("action, reason", [
-    ((4, 1), "no pile 4"), ((-1, 1), "no pile -1"), ((0, 2), "take 1 to 1"),
-    ((1, 0), "take 1 to 3"), ((1, -1), "take 1 to 3"), ((1, 4), "take 1 to 3"),
-    ((1, 1.5), "pair of whole numbers"), ((1,), "pair of whole numbers"),
+@pytest.mark.parametrize("action, message", [
+    ((4, 1), "Invalid pile"), ((-1, 1), "Invalid pile"), ((9, 0), "Invalid pile"),
+    ((0, 2), "Invalid number of objects"), ((1, 0), "Invalid number of objects"),
+    ((1, -1), "Invalid number of objects"), ([1, 4], "Invalid number of objects"),
 ])
-def test_illegal_moves_raise_and_change_nothing(action, reason):
+def test_illegal_moves_raise_the_courses_exception_and_change_nothing(action, message):
     game = Nim()
-    with pytest.raises(ValueError, match=reason):
+    with pytest.raises(Exception) as error:
         game.move(action)
-    assert game.piles == [1, 3, 5, 7] and game.player == 0
+    assert isinstance(error.value, Exception) and str(error.value) == message
+    assert game.piles == [1, 3, 5, 7] and game.player == 0 and game.winner is None
 
 
-def test_no_move_after_the_game_is_over():
+@pytest.mark.parametrize("action", [(0, 1), (9, 9), (0, 0)])
+def test_no_move_after_the_game_is_won(action):
     game = Nim([1])
     game.move((0, 1))
-    with pytest.raises(ValueError, match="already over"):
-        game.move((0, 1))
+    with pytest.raises(Exception) as error:      # checked before the pile and the count
+        game.move(action)
+    assert str(error.value) == "Game already won"
 
 
-@pytest.mark.parametrize("piles", [[], [0, 0], [1, -1], [2, "3"]])
-def test_bad_starting_piles(piles):
-    with pytest.raises(ValueError, match="piles"):
-        Nim(piles)
-
-
-# --- NimAI: the four functions of the exercise -------------------------------------------------
+# --- NimAI: the four functions of the exercise ---------------------------------------------------
 
 def test_defaults():
     ai = NimAI()
@@ -114,6 +142,7 @@ def test_update_q_value_arithmetic_and_tuple_key():
 def test_best_future_reward():
     ai = NimAI()
     assert ai.best_future_reward([0, 0, 0]) == 0                  # no actions
+    assert ai.best_future_reward([]) == 0
     assert ai.best_future_reward([1, 2]) == 0                     # nothing known
     ai.q[((1, 2), (0, 1))] = -0.5
     ai.q[((1, 2), (1, 1))] = -0.25
@@ -147,10 +176,15 @@ def test_choose_action_greedy_never_explores():
     assert {ai.choose_action([1, 3], epsilon=False) for _ in range(500)} == {(1, 2)}
 
 
+def test_choose_action_unknown_moves_count_zero():
+    ai = make_ai({(0, 1): -0.5, (1, 1): -0.25, (1, 2): -0.75})
+    assert ai.choose_action((1, 3), epsilon=False) == (1, 3)
+
+
 def test_choose_action_greedy_ties_go_to_a_best_action():
     ai = make_ai({(0, 1): -0.5, (1, 1): 0.75, (1, 3): 0.75, (1, 2): 0.5})
     random.seed(1)
-    assert {ai.choose_action([1, 3], epsilon=False) for _ in range(200)} == {(1, 1), (1, 3)}
+    assert {ai.choose_action([1, 3], epsilon=False) for _ in range(200)} <= {(1, 1), (1, 3)}
 
 
 def test_choose_action_explores_with_probability_epsilon():
@@ -165,21 +199,17 @@ def test_choose_action_explores_with_probability_epsilon():
         assert abs(picks.count(other) / draws - 0.025) < 0.006
 
 
-def test_action_probs_state_the_policy():
-    ai = make_ai({(1, 1): 0.5, (1, 3): 0.5})
-    greedy = {(0, 1): 0, (1, 1): 0.5, (1, 2): 0, (1, 3): 0.5}
-    assert ai.action_probs([1, 3], epsilon=False) == greedy
-    probs = ai.action_probs([1, 3])
-    assert probs[(0, 1)] == pytest.approx(0.025) and probs[(1, 1)] == pytest.approx(0.475)
-    assert sum(probs.values()) == pytest.approx(1)
+def test_nim_py_imports_only_numpy_pandas_and_the_standard_library():
+    allowed = set(sys.stdlib_module_names) | {"numpy", "pandas"}
+    tree = ast.parse((NIM_DIR / "nim.py").read_text())
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree)
+                if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and node.module}
+    assert imported and imported <= allowed, imported - allowed
 
 
-def test_no_action_in_an_empty_position():
-    with pytest.raises(ValueError, match="game is over"):
-        NimAI().choose_action([0, 0])
-
-
-# --- training ----------------------------------------------------------------------------------
+# --- train(): the course's loop ------------------------------------------------------------------
 
 def test_train_prints_the_course_lines(capsys):
     ai = train(3)
@@ -188,27 +218,156 @@ def test_train_prints_the_course_lines(capsys):
         "Done training"]
     assert isinstance(ai, NimAI) and (ai.alpha, ai.epsilon) == (0.5, 0.1)
     assert ai.q and all(type(s) is tuple and type(a) is tuple and len(a) == 2 for s, a in ai.q)
-
-
-def test_quiet_training_shows_a_bar_instead_of_lines(capsys):
-    train(50, quiet=True)
-    out, err = capsys.readouterr()
-    assert out.splitlines() == ["Done training"] and "50/50" in err
+    assert list(inspect.signature(train).parameters) == ["n"]
 
 
 class ScriptedAI(NimAI):
-    """A NimAI whose moves are given in advance (learning as usual)."""
+    """A NimAI whose moves are given in advance (learning as usual); it records the epsilon
+    argument of every choice."""
 
-    def __init__(self, moves):
-        super().__init__()
-        self.moves = list(moves)
+    moves: list = []
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.moves = list(type(self).moves)
+        self.epsilons = []
 
     def choose_action(self, state, epsilon=True):
+        self.epsilons.append(epsilon)
         return self.moves.pop(0)
 
 
+def scripted(moves):
+    return type("Scripted", (ScriptedAI,), {"moves": moves})
+
+
+# Player 0 empties pile 3, player 1 pile 2, player 0 pile 1; player 1 must take the last object.
+ONE_GAME = [(3, 7), (2, 5), (1, 3), (0, 1)]
+
+
+def test_train_learns_a_move_once_the_opponent_has_replied(monkeypatch, capsys):
+    monkeypatch.setattr(nim, "NimAI", scripted(ONE_GAME * 2))
+    ai = train(1)
+    # A move is updated in the position where its player moves again, with reward 0 and the best
+    # value there (nothing known yet: 0); the last move gets -1, the winner's last move +1.
+    assert ai.q == {((1, 3, 5, 7), (3, 7)): 0, ((1, 3, 5, 0), (2, 5)): 0,
+                    ((1, 0, 0, 0), (0, 1)): -0.5, ((1, 3, 0, 0), (1, 3)): 0.5}
+    assert ai.epsilons == [True] * 4
+    again = train(1)
+    assert again.q == ai.q and again is not ai                 # each train(n) starts afresh
+    capsys.readouterr()
+
+
+def test_train_second_game_uses_what_the_first_learned(monkeypatch, capsys):
+    monkeypatch.setattr(nim, "NimAI", scripted(ONE_GAME * 2))
+    ai = train(2)
+    # (3, 7) from 1 3 5 7: 0 + 0.5 * (0 + best of 1 3 0 0, which is 0.5) = 0.25;
+    # (2, 5) from 1 3 5 0: 0 + 0.5 * (0 + best of 1 0 0 0, which is -0.5) = -0.25;
+    # the last move: -0.5 + 0.5 * (-1 + 0.5) = -0.75; the winner's last: 0.5 + 0.5 * 0.5 = 0.75.
+    assert ai.q == {((1, 3, 5, 7), (3, 7)): 0.25, ((1, 3, 5, 0), (2, 5)): -0.25,
+                    ((1, 0, 0, 0), (0, 1)): -0.75, ((1, 3, 0, 0), (1, 3)): 0.75}
+    assert capsys.readouterr().out.splitlines()[-1] == "Done training"
+
+
+# --- play(): the course's game in the terminal ---------------------------------------------------
+
+def script(monkeypatch, answers):
+    """Feed ``answers`` to input() (EOFError when they run out); time.sleep records its pauses
+    instead of waiting. Returns (the answers left, the pauses)."""
+    answers = list(answers)
+    pauses = []
+
+    def fake_input(prompt=""):
+        if not answers:
+            raise EOFError
+        return answers.pop(0)
+    monkeypatch.setattr(builtins, "input", fake_input)
+    monkeypatch.setattr(nim.time, "sleep", pauses.append)
+    return answers, pauses
+
+
+def piles_lines(piles):
+    return ["", "Piles:", *(f"Pile {i}: {pile}" for i, pile in enumerate(piles)), ""]
+
+
+def test_play_human_first_prints_the_courses_lines(monkeypatch, capsys):
+    left, pauses = script(monkeypatch, [
+        "9", "1",      # no such pile
+        "1", "4",      # too many
+        "0", "0",      # none
+        "3", "7",
+        "1", "3",
+    ])
+    ai = scripted([(2, 5), (0, 1)])()
+    assert play(ai, human_player=0) is None
+    assert left == [] and pauses == [1, 1] and ai.epsilons == [False, False]
+    assert capsys.readouterr().out.splitlines() == [
+        *piles_lines([1, 3, 5, 7]), "Your Turn", INVALID, INVALID, INVALID,
+        *piles_lines([1, 3, 5, 0]), "AI's Turn", "AI chose to take 5 from pile 2.",
+        *piles_lines([1, 3, 0, 0]), "Your Turn",
+        *piles_lines([1, 0, 0, 0]), "AI's Turn", "AI chose to take 1 from pile 0.",
+        "", "GAME OVER", "Winner is Human"]
+
+
+def test_play_ai_first_and_wins(monkeypatch, capsys):
+    left, pauses = script(monkeypatch, ["2", "5", "0", "1"])
+    ai = scripted([(3, 7), (1, 3)])()
+    play(ai, human_player=1)
+    out = capsys.readouterr().out.splitlines()
+    assert left == [] and pauses == [1, 1]
+    assert out[7:9] == ["AI's Turn", "AI chose to take 7 from pile 3."]
+    assert out[-3:] == ["", "GAME OVER", "Winner is AI"]
+
+
+def test_play_the_pause_comes_before_the_ais_move(monkeypatch, capsys):
+    events = []
+    monkeypatch.setattr(nim.time, "sleep", lambda seconds: events.append(("sleep", seconds)))
+
+    class Watched(ScriptedAI):
+        moves = [(3, 7), (2, 5), (1, 3), (0, 1)]
+
+        def choose_action(self, state, epsilon=True):
+            events.append(("choose", tuple(state)))
+            return super().choose_action(state, epsilon)
+
+    # Both sides are the AI's here: human_player 2 is nobody, so every turn is the AI's.
+    play(Watched(), human_player=2)
+    assert events == [("sleep", 1), ("choose", (1, 3, 5, 7)), ("sleep", 1),
+                      ("choose", (1, 3, 5, 0)), ("sleep", 1), ("choose", (1, 3, 0, 0)),
+                      ("sleep", 1), ("choose", (1, 0, 0, 0))]
+    assert capsys.readouterr().out.splitlines()[-1] == "Winner is AI"
+
+
+def test_play_who_starts_is_drawn_when_not_given(monkeypatch, capsys):
+    seen = set()
+    for seed in range(8):
+        random.seed(seed)
+        script(monkeypatch, [])
+        with pytest.raises(EOFError):       # the human is asked at once, or after the AI
+            play(scripted([(3, 7)])())
+        seen.add("AI's Turn" in capsys.readouterr().out)
+    assert seen == {True, False}
+
+
+def test_play_reads_whole_numbers_as_the_course_does(monkeypatch, capsys):
+    script(monkeypatch, ["x"])
+    with pytest.raises(ValueError):
+        play(NimAI(), human_player=0)
+
+
+# --- the project's training (better.py) ----------------------------------------------------------
+
+def test_course_train_is_the_course_loop_from_any_piles(capsys):
+    random.seed(5)
+    ours = course_train(300)
+    random.seed(5)
+    assert ours.q == train(300).q
+    course_train(20, initial=[1])           # a game of one move: only the loser's move learns
+    capsys.readouterr()
+
+
 def test_learn_from_game_exact_updates():
-    ai = ScriptedAI([(0, 1), (0, 1)] * 2)
+    ai = scripted([(0, 1), (0, 1)] * 2)()
     learn_from_game(ai, [2])
     # (0, 1) from [2]: -best([1]) = 0, so 0; then [1]: taking the last, -1 -> -0.5;
     # the winner's last move, (0, 1) from [2]: +1 -> 0.5.
@@ -219,113 +378,53 @@ def test_learn_from_game_exact_updates():
 
 
 def test_a_move_is_worth_minus_the_opponents_best():
-    ai = ScriptedAI([(0, 1)] * 3)
+    ai = scripted([(0, 1)] * 3)()
     ai.q[((2,), (0, 1))] = 0.5        # what the opponent expects from [2]
     learn_from_game(ai, [3])
     # Taking 1 from [3] leaves [2], where the opponent expects 0.5: target -0.5, so -0.25.
     assert ai.q[((3,), (0, 1))] == -0.25
-    # The opponent's move from [2] leaves [1], where we have nothing known (0): target 0, so
-    # 0.25; then we take the last object (-1 -> -0.5), which makes the opponent's move the
-    # winner's last: 0.25 + 0.5 * (1 - 0.25).
+    # The opponent's move from [2] leaves [1], where nothing is known (0): target 0, so 0.25;
+    # then the last object is taken (-1 -> -0.5), which makes the opponent's move the winner's
+    # last: 0.25 + 0.5 * (1 - 0.25).
     assert ai.q[((1,), (0, 1))] == -0.5
     assert ai.q[((2,), (0, 1))] == 0.625
 
 
 def test_half_of_the_games_start_from_random_positions(monkeypatch, capsys):
     starts = []
-    monkeypatch.setattr(nim, "learn_from_game", lambda ai, piles: starts.append(tuple(piles)))
+    monkeypatch.setattr(better, "learn_from_game", lambda ai, piles: starts.append(tuple(piles)))
     random.seed(3)
-    train(4000, initial=[1, 3, 5, 7], quiet=True)
+    train_better(4000, initial=START, quiet=True)
     from_start = starts.count((1, 3, 5, 7)) / len(starts)
     assert abs(from_start - (0.5 + 0.5 / 383)) < 0.04
-    assert all(0 <= p <= top for s in starts for p, top in zip(s, (1, 3, 5, 7)))
+    assert all(0 <= p <= top for s in starts for p, top in zip(s, START))
     assert all(any(s) for s in starts) and len(set(starts)) > 300
 
 
-# --- play() in the terminal --------------------------------------------------------------------
-
-def script(monkeypatch, answers):
-    """Feed ``answers`` to input(); an exception in the list is raised instead (EOF, Ctrl-C)."""
-    answers = list(answers)
-
-    def fake_input(prompt=""):
-        if not answers:
-            raise EOFError
-        answer = answers.pop(0)
-        if isinstance(answer, BaseException):
-            raise answer
-        return answer
-    monkeypatch.setattr(builtins, "input", fake_input)
-    return answers
+def test_better_training_prints_the_course_lines_or_a_progress_line(capsys):
+    train_better(3)
+    assert capsys.readouterr().out.splitlines() == [
+        "Playing training game 1", "Playing training game 2", "Playing training game 3",
+        "Done training"]
+    train_better(50, quiet=True)
+    out, err = capsys.readouterr()
+    assert out.splitlines() == ["Done training"] and "50/50 games" in err
 
 
-def test_play_rejects_every_kind_of_invalid_input(monkeypatch, capsys):
-    left = script(monkeypatch, [
-        "x",            # not a number
-        "",             # nothing
-        "٣",            # a digit of another script
-        "2",            # no such pile
-        "-1",           # no such pile
-        "1", "3",       # too many
-        "1", "0",       # zero
-        "1", "-1",      # negative
-        "1", "two",     # count not a number
-        "1", "2",       # legal: [1, 0] is left, the AI has to take the last object
-    ])
-    winner = play(NimAI(), human_player=0, initial=[1, 2])
-    out = capsys.readouterr().out
-    assert left == [] and winner == 0
-    assert out.count(INVALID) == 9
-    assert "AI chose to take 1 from pile 0." in out and "Winner is Human" in out
-    assert "Pile 1: 2" in out and "Your Turn" in out and "AI's Turn" in out
+def test_greedy_moves_and_action_probs():
+    ai = make_ai({(1, 1): 0.5, (1, 3): 0.5})
+    assert better.greedy_moves(ai, [1, 3]) == [(1, 1), (1, 3)]
+    assert better.greedy_moves(ai, (0, 0)) == []
+    assert better.action_probs(ai, [1, 3], epsilon=False) == {
+        (0, 1): 0, (1, 1): 0.5, (1, 2): 0, (1, 3): 0.5}
+    probs = better.action_probs(ai, [1, 3])
+    assert probs[(0, 1)] == pytest.approx(0.025) and probs[(1, 1)] == pytest.approx(0.475)
+    assert sum(probs.values()) == pytest.approx(1)
+    with pytest.raises(ValueError, match="game is over"):
+        better.action_probs(ai, [0, 0])
 
 
-def test_play_an_empty_pile_is_invalid(monkeypatch, capsys):
-    script(monkeypatch, ["0", "1", "1"])
-    assert play(NimAI(), human_player=0, initial=[0, 2]) == 0
-    assert capsys.readouterr().out.count(INVALID) == 1
-
-
-def test_play_ai_first_and_wins(monkeypatch, capsys):
-    ai = NimAI()
-    ai.q[((1, 1), (0, 1))] = 1.0
-    script(monkeypatch, ["1", "1"])
-    assert play(ai, human_player=1, initial=[1, 1]) == 0
-    out = capsys.readouterr().out
-    assert out.index("AI's Turn") < out.index("Your Turn")
-    assert "AI chose to take 1 from pile 0." in out and "Winner is AI" in out
-
-
-def test_play_who_starts_is_drawn_when_not_given(monkeypatch, capsys):
-    seen = set()
-    for seed in range(8):
-        random.seed(seed)
-        script(monkeypatch, ["0", "1"])
-        winner = play(NimAI(), initial=[1])       # whoever moves first takes the last object
-        out = capsys.readouterr().out
-        human_first = "Your Turn" in out
-        assert ("AI's Turn" in out) != human_first
-        assert ("Winner is AI" in out) == human_first and winner == 1
-        seen.add(human_first)
-    assert seen == {True, False}
-
-
-@pytest.mark.parametrize("answers", [[], ["0"], ["1", "1", KeyboardInterrupt()],
-                                     [KeyboardInterrupt()]])
-def test_play_ends_politely_on_eof_and_ctrl_c(monkeypatch, capsys, answers):
-    script(monkeypatch, answers)
-    assert play(NimAI(), human_player=0) is None
-    out = capsys.readouterr().out
-    assert out.rstrip().splitlines()[-1] == "Game left unfinished. Goodbye!"
-    assert "GAME OVER" not in out
-
-
-def test_play_checks_the_human_side():
-    with pytest.raises(ValueError, match="human_player"):
-        play(NimAI(), human_player=2)
-
-
-# --- the exact solver --------------------------------------------------------------------------
+# --- the exact solver ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("piles, mover_wins", [
     ([1], False), ([2], True), ([3], True), ([1, 1], True), ([1, 1, 1], False),
@@ -360,13 +459,13 @@ def test_winning_moves():
 
 def test_the_course_reference_numbers():
     """SPEC: for 1 3 5 7 the first player loses, and 335 of 383 positions are wins."""
-    everywhere = judge.positions([1, 3, 5, 7])
+    everywhere = judge.positions(START)
     assert len(everywhere) == 383
     assert sum(map(judge.is_win, everywhere)) == 335
-    assert not judge.is_win([1, 3, 5, 7])
+    assert not judge.is_win(START)
 
 
-# --- the judge ---------------------------------------------------------------------------------
+# --- the judge -----------------------------------------------------------------------------------
 
 def perfect_ai(initial):
     ai = NimAI()
@@ -393,7 +492,7 @@ def test_judge_an_ai_that_always_takes_one():
 
 
 def test_judge_perfect_play_and_report():
-    report = judge.judge(perfect_ai((1, 3, 5, 7)), [1, 3, 5, 7])
+    report = judge.judge(perfect_ai((1, 3, 5, 7)), START)
     assert (report.share, report.greedy_winning, report.wins_vs_perfect) == (1.0, 335, 335)
     text = str(report)
     assert "383 non-empty positions, 335 of them wins" in text
@@ -403,7 +502,7 @@ def test_judge_perfect_play_and_report():
 def test_judge_counts_ties_with_a_losing_move_as_misses():
     ai = perfect_ai((1, 3, 5, 7))
     ai.q[((0, 0, 0, 2), (3, 2))] = 1.0        # taking both loses; now tied with taking one
-    report = judge.judge(ai, [1, 3, 5, 7])
+    report = judge.judge(ai, START)
     assert report.greedy_winning == 334 and report.wins_vs_perfect < 335
 
 
@@ -412,12 +511,14 @@ def test_judge_refuses_huge_games():
         judge.positions([50] * 4)
 
 
-# --- the command line --------------------------------------------------------------------------
+# --- the command line ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("argv", [
-    ["--games", "0"], ["--games", "x"], ["--games", "-5"], ["--piles"], ["--piles", "1", "x"],
-    ["--piles", "0", "0"], ["--piles", "-1"], ["--piles", "51"], ["--piles"] + ["1"] * 11,
-    ["--seed", "-1"], ["--bogus"], ["--judge", "--piles", "50", "50", "50", "50"],
+    ["--games", "0"], ["--games", "x"], ["--games", "-5"], ["--games", "٣"], ["--piles"],
+    ["--piles", "1", "x"], ["--piles", "0", "0", "--judge"], ["--piles", "-1"],
+    ["--piles", "51"], ["--piles"] + ["1"] * 11 + ["--judge"], ["--seed", "-1"], ["--bogus"],
+    ["--judge", "--piles", "50", "50", "50", "50"], ["--piles", "2", "4"],
+    ["--piles", "2", "4", "--judge", "--play"], ["--gam", "5"],
 ])
 def test_bad_arguments_exit_2_with_one_line(argv, capsys):
     with pytest.raises(SystemExit) as stop:
@@ -427,37 +528,113 @@ def test_bad_arguments_exit_2_with_one_line(argv, capsys):
     assert out == "" and len(err.strip().splitlines()) == 1 and "error" in err
 
 
+def test_no_arguments_is_the_courses_play_py(monkeypatch):
+    calls = []
+    monkeypatch.setattr(nim_play, "train", lambda n: calls.append(("train", n)) or "the ai")
+    monkeypatch.setattr(nim_play, "play", lambda ai, human_player=None:
+                        calls.append(("play", ai, human_player)))
+    assert nim_play.main([]) == 0
+    assert calls == [("train", 10_000), ("play", "the ai", None)]
+
+
 def test_judge_from_the_command_line(capsys):
-    assert nim_play.main(["--games", "400", "--piles", "3", "4", "5", "--seed", "1", "--quiet",
-                          "--judge"]) == 0
+    assert nim_play.main(["--games", "2000", "--seed", "1", "--quiet", "--judge"]) == 0
     out = capsys.readouterr().out
-    assert "Piles 3 4 5: 119 non-empty positions, 101 of them wins" in out
-    assert "Playing training game" not in out
+    assert out.splitlines()[0] == "Done training" and "Playing training game" not in out
+    assert "Piles 1 3 5 7: 383 non-empty positions, 335 of them wins" in out
+    assert " of 335 winning positions (" in out and "Against a perfect player" in out
 
 
-def run_script(args, stdin=""):
-    return subprocess.run([sys.executable, str(NIM_DIR / "play.py"), *args], input=stdin,
-                          capture_output=True, text=True, timeout=60)
+@pytest.mark.parametrize("argv, trainer", [
+    ([], "train"), (["--quiet"], "course_train"), (["--better"], "train_better"),
+    (["--better", "--quiet", "--games", "7"], "train_better"),
+])
+def test_which_training_runs(monkeypatch, argv, trainer):
+    calls = []
+    for name in ("train", "course_train", "train_better"):
+        monkeypatch.setattr(nim_play, name, lambda *args, name=name, **kwargs:
+                            calls.append((name, args, kwargs)) or NimAI())
+    monkeypatch.setattr(nim_play, "play", lambda ai, human_player=None: None)
+    assert nim_play.main(argv) == 0
+    games = 7 if "7" in argv else 10_000
+    keywords = {} if trainer == "train" else {"initial": START, "quiet": "--quiet" in argv}
+    assert calls == [(trainer, (games,), keywords)]
 
 
-def test_script_plays_and_ends_on_eof():
-    result = run_script(["--games", "50", "--quiet", "--human-first", "--seed", "1"], "x\n9\n")
-    assert result.returncode == 0 and "Traceback" not in result.stderr
-    assert result.stdout.count(INVALID) == 2 and "Goodbye" in result.stdout
+def test_judge_other_piles(capsys):
+    assert nim_play.main(["--better", "--games", "400", "--piles", "3", "4", "5", "--seed", "1",
+                          "--quiet", "--judge"]) == 0
+    assert "Piles 3 4 5: 119 non-empty positions, 101 of them wins" in capsys.readouterr().out
 
 
-def test_script_bad_argument():
-    result = run_script(["--games", "many"])
+def test_judge_then_play(monkeypatch, capsys):
+    script(monkeypatch, [])
+    assert nim_play.main(["--better", "--games", "50", "--quiet", "--judge", "--play",
+                          "--human-first"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("Winning move:") < out.index("Your Turn")
+    assert out.rstrip().splitlines()[-1] == "Game left unfinished. Goodbye!"
+
+
+def test_a_word_in_the_game_ends_it_with_one_line(monkeypatch, capsys):
+    script(monkeypatch, ["two"])
+    with pytest.raises(SystemExit) as stop:
+        nim_play.main(["--games", "20", "--human-first"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "whole numbers" in err
+
+
+# --- the folder on its own -----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def alone(tmp_path_factory):
+    """A copy of nim/ (sources only) in an empty folder, nothing of the project beside it."""
+    folder = tmp_path_factory.mktemp("copied") / "nim"
+    shutil.copytree(NIM_DIR, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
+def run_alone(folder, args, stdin=""):
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+    return subprocess.run([sys.executable, *args], cwd=folder, input=stdin, capture_output=True,
+                          text=True, timeout=120, env=env)
+
+
+def test_copied_alone_play_py_is_the_courses(alone):
+    result = run_alone(alone, ["play.py"])
+    assert result.returncode == 0 and result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Playing training game 1" and lines[9_999] == "Playing training game 10000"
+    assert lines[10_000] == "Done training" and lines[10_001:10_007] == piles_lines(START)[:6]
+    assert lines[-1] == "Game left unfinished. Goodbye!"
+
+
+def test_copied_alone_a_whole_game(alone):
+    # The course's play() pauses a second before each AI move; not worth waiting for here.
+    program = ("import runpy, sys, time; time.sleep = lambda seconds: None; "
+               "sys.argv = ['play.py', '--games', '200', '--seed', '1', '--human-first']; "
+               "runpy.run_path('play.py', run_name='__main__')")
+    attempts = "".join(f"{pile}\n1\n" for _ in range(16) for pile in range(4))
+    result = run_alone(alone, ["-c", program], attempts)
+    assert result.returncode == 0 and result.stderr == ""
+    assert "Done training" in result.stdout and "AI chose to take" in result.stdout
+    last = result.stdout.splitlines()[-2:]      # (input() writes its prompts to stdout too)
+    assert last in (["GAME OVER", "Winner is Human"], ["GAME OVER", "Winner is AI"])
+
+
+def test_copied_alone_judge_and_bad_argument(alone):
+    result = run_alone(alone, ["play.py", "--better", "--games", "500", "--quiet", "--judge"])
+    assert result.returncode == 0 and "Piles 1 3 5 7: 383 non-empty positions" in result.stdout
+    result = run_alone(alone, ["play.py", "--games", "many"])
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "--games" in result.stderr
 
 
-# --- the target: perfect play after the default training, seeds 0-9 ---------------------------
+# --- the target: perfect play after 10,000 games, seeds 0-9 --------------------------------------
 
 @pytest.mark.parametrize("seed", range(10))
-def test_default_training_finds_a_winning_move_everywhere(seed, capsys):
+def test_better_training_finds_a_winning_move_everywhere(seed, capsys):
     random.seed(seed)
-    ai = train(10_000)
-    report = judge.judge(ai, [1, 3, 5, 7])
-    assert (report.greedy_winning, report.winning) == (335, 335)
-    assert report.wins_vs_perfect == 335
+    report = judge.judge(train_better(10_000, quiet=True), START)
+    assert (report.greedy_winning, report.winning, report.wins_vs_perfect) == (335, 335, 335)

@@ -44,11 +44,11 @@ def train_better(n: int, initial: Sequence[int] = DEFAULT_PILES, quiet: bool = F
 
 
 def learn_from_game(ai: NimAI, piles: Sequence[int]) -> None:
-    """Let ``ai`` play both sides of one game from ``piles`` (with exploration) and learn from every
-    move as soon as it is played. Rewards as in the course: -1 for the move that takes the last
-    object, +1 for the winner's last move, 0 for every other move. A move that does not end the
-    game hands the turn to the opponent, so its target is ``0 - best_future_reward(position it
-    leaves)``."""
+    """Let ``ai`` play both sides of one game from ``piles`` (with exploration) and learn from
+    every move as soon as it is played. Rewards as in the course: -1 for the move that takes the
+    last object, +1 for the winner's last move, 0 for every other move. A move that does not end
+    the game hands the turn to the opponent, so its target is ``0 - best_future_reward(position
+    it leaves)``."""
     game = Nim(piles)
     previous = None  # the move before this one, the opponent's: (state, action)
     while True:
@@ -66,8 +66,8 @@ def learn_from_game(ai: NimAI, piles: Sequence[int]) -> None:
 
 
 def random_position(initial: Sequence[int]) -> list[int]:
-    """A position drawn uniformly from those a game from ``initial`` can reach (every pile from 0 to
-    its starting size), except the empty one."""
+    """A position drawn uniformly from those a game from ``initial`` can reach (every pile from 0
+    to its starting size), except the empty one."""
     while True:
         piles = [random.randint(0, pile) for pile in initial]
         if any(piles):

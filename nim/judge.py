@@ -115,7 +115,8 @@ def judge(ai, initial: Sequence[int]) -> Judgement:
     initial = tuple(initial)
     everywhere = positions(initial)
     winning = [p for p in everywhere if is_win(p)]
-    greedy_winning = sum(all(not is_win(after(p, m)) for m in greedy_moves(ai, p)) for p in winning)
+    greedy_winning = sum(all(not is_win(after(p, m)) for m in greedy_moves(ai, p))
+                         for p in winning)
 
     @lru_cache(maxsize=None)
     def ai_wins(piles: tuple[int, ...]) -> bool:

@@ -76,9 +76,9 @@ class NimAI:
 
     def update(self, old_state: Sequence[int], action: Action, new_state: Sequence[int],
                reward: float) -> None:
-        """Learn from one experience: ``action`` was played in ``old_state``, ``reward`` came of it,
-        and ``new_state`` is the position that followed. Moves ``Q(old_state, action)`` towards
-        ``reward`` plus the best value available in ``new_state``."""
+        """Learn from one experience: ``action`` was played in ``old_state``, ``reward`` came of
+        it, and ``new_state`` is the position that followed. Moves ``Q(old_state, action)``
+        towards ``reward`` plus the best value available in ``new_state``."""
         old = self.get_q_value(old_state, action)
         best_future = self.best_future_reward(new_state)
         self.update_q_value(old_state, action, old, reward, best_future)

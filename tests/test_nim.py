@@ -1,7 +1,7 @@
 """Nim (nim/): the course's nim.py behaviour by behaviour (its exceptions, train's and play's
 lines, play's pauses), the folder run on its own, the project's training (better.py) and its
-target -- perfect play after 10,000 games for seeds 0-9 --, the exact solver and judge, and
-the command line."""
+target -- perfect play after 10,000 games for seeds 0-9 --, the exact solver and judge, the
+command line, and the self-check of the four functions a student writes."""
 
 import ast
 import builtins
@@ -12,6 +12,7 @@ import random
 import shutil
 import subprocess
 import sys
+import types
 from functools import reduce
 from operator import xor
 from pathlib import Path
@@ -27,6 +28,8 @@ import nim  # noqa: E402
 import play as nim_play  # noqa: E402
 from better import course_train, learn_from_game, train_better  # noqa: E402
 from nim import Nim, NimAI, play, train  # noqa: E402
+from selfcheck.common import Failure, NotWritten  # noqa: E402
+from selfcheck.nim_piece import check_nim  # noqa: E402
 
 INVALID = "Invalid move, try again."
 START = [1, 3, 5, 7]
@@ -638,3 +641,146 @@ def test_better_training_finds_a_winning_move_everywhere(seed, capsys):
     random.seed(seed)
     report = judge.judge(train_better(10_000, quiet=True), START)
     assert (report.greedy_winning, report.winning, report.wins_vs_perfect) == (335, 335, 335)
+
+
+# --- the self-check of the four functions (selfcheck/nim_piece.py) -------------------------------
+
+def student(**functions):
+    """A stand-in for a student's nim module whose NimAI has ``functions`` in place of ours."""
+    return types.SimpleNamespace(Nim=Nim, NimAI=type("StudentAI", (NimAI,), functions))
+
+
+def greedy(self, state, epsilon=True):
+    """A correct greedy choice, written for these tests (ties: the first in sorted order)."""
+    moves = sorted(Nim.available_actions(state))
+    return max(moves, key=lambda move: self.q.get((tuple(state), move), 0))
+
+
+def random_move(state):
+    return random.choice(sorted(Nim.available_actions(state)))
+
+
+def stub(name):
+    def function(self, *args, **kwargs):
+        raise NotImplementedError(f"Exercise piece 5: write NimAI.{name}, see its docstring")
+    return function
+
+
+@pytest.mark.solved_only
+def test_selfcheck_passes_the_solution():
+    check_nim(nim)
+    state = random.getstate()
+    check_nim(nim)
+    assert random.getstate() == state                     # the check puts random back
+
+
+@pytest.mark.solved_only
+def test_selfcheck_accepts_any_tie_break_and_anything_with_no_move_left():
+    def choose(self, state, epsilon=True):
+        if not Nim.available_actions(state):
+            return None
+        return random_move(state) if epsilon and random.random() < self.epsilon else \
+            greedy(self, state)
+    check_nim(student(choose_action=choose))
+
+
+@pytest.mark.solved_only
+def test_selfcheck_reports_a_stub_as_not_written():
+    with pytest.raises(NotWritten, match="get_q_value"):
+        check_nim(student(get_q_value=stub("get_q_value")))
+
+
+WRONG = {
+    "no default 0": (
+        {"get_q_value": lambda self, state, action: self.q[(tuple(state), action)]},
+        ["raised KeyError", "is worth 0"]),
+    "list state as the key": (
+        {"get_q_value": lambda self, state, action: self.q.get((state, action), 0)},
+        ["tuple(state)", "list"]),
+    "string keys": (
+        {"get_q_value": lambda self, state, action: self.q.get((str(state), action), 0)},
+        ["should be 0.7, got 0", "(tuple(state), action)"]),
+    "update without the future": (
+        {"update_q_value": lambda self, state, action, old, reward, future: self.q.__setitem__(
+            (tuple(state), action), old + self.alpha * (reward - old))},
+        ["should store 0.4, got 0.1", "future_rewards is missing"]),
+    "update with alpha 0.5": (
+        {"update_q_value": lambda self, state, action, old, reward, future: self.q.__setitem__(
+            (tuple(state), action), old + 0.5 * (reward + future - old))},
+        ["should store -0.55, got -0.7", "self.alpha"]),
+    "update that reads old_q from self.q": (
+        {"update_q_value": lambda self, state, action, old, reward, future: self.q.__setitem__(
+            (tuple(state), action), self.get_q_value(state, action) * (1 - self.alpha)
+            + self.alpha * (reward + future))},
+        ["should store 0.4, got 0.3", "old_q is missing"]),
+    "update that returns instead of storing": (
+        {"update_q_value": lambda self, state, action, old, reward, future:
+            old + self.alpha * (reward + future - old)},
+        ["should store 0.5 under the key ((0, 2, 5, 7), (2, 4))", "stored nothing"]),
+    "update under a list key": (
+        {"update_q_value": lambda self, state, action, old, reward, future: self.q.__setitem__(
+            (state, action), 0)},
+        ["TypeError", "(tuple(state), action)"]),
+    "best future over known moves only": (
+        {"best_future_reward": lambda self, state: max(
+            [v for (s, _), v in self.q.items() if s == tuple(state)] or [0])},
+        ["best_future_reward([0, 0, 2, 0]) should be 0", "got -0.5", "counts 0"]),
+    "best future with no moves raises": (
+        {"best_future_reward": lambda self, state: max(
+            self.get_q_value(state, a) for a in Nim.available_actions(state))},
+        ["best_future_reward([0, 0, 0, 0]) should be 0", "raised ValueError"]),
+    "best future is the lowest": (
+        {"best_future_reward": lambda self, state: min(
+            [self.get_q_value(state, a) for a in Nim.available_actions(state)] or [0])},
+        ["should be 0.4", "got -0.2", "lowest"]),
+    "best future starts at 0": (
+        {"best_future_reward": lambda self, state: max(
+            [0] + [self.get_q_value(state, a) for a in Nim.available_actions(state)])},
+        ["best_future_reward([0, 0, 1, 0]) should be -1.0", "start at 0"]),
+    "best future of every state": (
+        {"best_future_reward": lambda self, state: max(self.q.values(), default=0)},
+        ["best_future_reward([0, 0, 1, 0]) should be -1.0", "another state"]),
+    "never explores": (
+        {"choose_action": greedy},
+        ["in 2,000 calls it played it 100.0% of the time", "never explores"]),
+    "always explores": (
+        {"choose_action": lambda self, state, epsilon=True:
+            random_move(state) if epsilon else greedy(self, state)},
+        ["about 81.2%", "explores every time"]),
+    "explores with 1 - epsilon": (
+        {"choose_action": lambda self, state, epsilon=True:
+            random_move(state) if epsilon and random.random() > self.epsilon
+            else greedy(self, state)},
+        ["1 - self.epsilon"]),
+    "explores with a fixed 0.1": (
+        {"choose_action": lambda self, state, epsilon=True:
+            random_move(state) if epsilon and random.random() < 0.1 else greedy(self, state)},
+        ["epsilon 0.1", "self.epsilon"]),
+    "explores even when epsilon is false": (
+        {"choose_action": lambda self, state, epsilon=True:
+            random_move(state) if random.random() < self.epsilon else greedy(self, state)},
+        ["epsilon=False", "must never explore"]),
+    "greedy takes the lowest value": (
+        {"choose_action": lambda self, state, epsilon=True: min(
+            sorted(Nim.available_actions(state)),
+            key=lambda move: self.q.get((tuple(state), move), 0))},
+        ["should play (3, 2), worth 0.9", "it played (0, 1), worth -0.4"]),
+    "greedy over known moves only": (
+        {"choose_action": lambda self, state, epsilon=True: max(
+            [a for (s, a) in self.q if s == tuple(state)],
+            key=lambda move: self.q[(tuple(state), move)])},
+        ["should play (2, 2)", "counts 0"]),
+    "a list for an action": (
+        {"choose_action": lambda self, state, epsilon=True: list(greedy(self, state))},
+        ["returned [3, 2]", "tuple"]),
+}
+
+
+@pytest.mark.solved_only
+@pytest.mark.parametrize("mistake", WRONG)
+def test_selfcheck_names_the_mistake(mistake):
+    functions, phrases = WRONG[mistake]
+    with pytest.raises(Failure) as failure:
+        check_nim(student(**functions))
+    for phrase in phrases:
+        assert phrase in str(failure.value), str(failure.value)

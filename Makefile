@@ -48,9 +48,11 @@ exercise: venv
 check: venv
 	$(PY) check.py
 
-# The AI course's Nim: 10,000 self-play games, then a game against you in the terminal.
+# The AI course's Nim: the project's training (nim/better.py, 10,000 self-play games, a progress
+# line), the judge's report against perfect play, then a game against you in the terminal.
+# The course's own run is `cd nim && python play.py` (its train(10000), then play(ai)).
 nim: venv
-	$(PY) nim/play.py --quiet
+	$(PY) nim/play.py --better --quiet --judge --play
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis __pycache__ tests/__pycache__

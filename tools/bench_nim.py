@@ -1,7 +1,8 @@
-"""Benchmark Nim's training: its speed (target: ``train(10000)`` in at most 2 s) and, with
-``--compare N``, how often it learns perfect play against the course's own training loop.
+"""Benchmark Nim's training: the speed of ``train(10000)`` (target: at most 2 s), the course's loop
+in ``nim/nim.py`` and the project's in ``nim/better.py``, and, with ``--compare N``, how often
+each learns perfect play.
 
-    python tools/bench_nim.py                  # median time of train(10000), ours and the course's
+    python tools/bench_nim.py                  # median time of train(10000) and train_better(10000)
     python tools/bench_nim.py --compare 100    # judge both after random.seed(k), k = 0..99
 
 Per-game lines are written to the null device, so the terminal's speed is not measured.
@@ -23,45 +24,28 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "nim"))
 
 import cli  # noqa: E402  (needs the paths above)
+from better import DEFAULT_PILES, course_train, train_better  # noqa: E402
 from judge import judge  # noqa: E402
-from nim import DEFAULT_PILES, LOSS, NOTHING_YET, WIN, Nim, NimAI, train  # noqa: E402
-from play import pile_size  # noqa: E402
+from nim import NimAI, train  # noqa: E402
+from play import whole_number  # noqa: E402
 
 DEFAULT_GAMES = 10_000
 DEFAULT_RUNS = 5
+MAX_PILE_SIZE = 50
 
 
-def course_train(n: int, initial: Sequence[int] = DEFAULT_PILES) -> NimAI:
-    """The course's training loop, for comparison only: every game starts from ``initial``, and a
-    player's move is learned from once the opponent has replied, with the reward of the move and
-    reply and the best value in the position after the reply (the mover's turn again)."""
-    ai = NimAI()
-    for i in range(1, n + 1):
-        print(f"Playing training game {i}")
-        game = Nim(initial)
-        last = {0: None, 1: None}  # each player's last (state, action)
-        while True:
-            state = game.piles.copy()
-            action = ai.choose_action(state)
-            last[game.player] = (state, action)
-            game.move(action)
-            if game.winner is not None:
-                ai.update(state, action, game.piles, LOSS)
-                if last[game.player] is not None:
-                    ai.update(*last[game.player], game.piles, WIN)
-                break
-            if last[game.player] is not None:
-                ai.update(*last[game.player], game.piles, NOTHING_YET)
-    print("Done training")
-    return ai
+def course(n: int, initial: Sequence[int] = DEFAULT_PILES) -> NimAI:
+    """The course's ``train(n)`` itself for 1 3 5 7; its loop (``better.course_train``, which
+    learns the same) for other piles."""
+    return train(n) if tuple(initial) == DEFAULT_PILES else course_train(n, initial)
 
 
-def ours(n: int, initial: Sequence[int] = DEFAULT_PILES) -> NimAI:
-    """This project's ``train``."""
-    return train(n, initial=initial)
+def better(n: int, initial: Sequence[int] = DEFAULT_PILES) -> NimAI:
+    """The project's training, ``better.train_better``."""
+    return train_better(n, initial)
 
 
-TRAINERS: dict[str, Callable[..., NimAI]] = {"ours": ours, "course": course_train}
+TRAINERS: dict[str, Callable[..., NimAI]] = {"course": course, "better": better}
 
 
 def silently(trainer: Callable[..., NimAI], games: int, seed: int,
@@ -77,17 +61,19 @@ def silently(trainer: Callable[..., NimAI], games: int, seed: int,
 
 def main() -> int:
     parser = cli.Parser(prog="bench_nim.py", description="Time Nim's training, or compare how "
-                        "often it learns perfect play with the course's training loop.")
+                        "often the course's and the project's training learn perfect play.")
     parser.add_argument("--games", type=cli.count, default=DEFAULT_GAMES,
                         help=f"training games per run (default {DEFAULT_GAMES:,})")
     parser.add_argument("--runs", type=cli.count, default=DEFAULT_RUNS,
                         help=f"timed runs, seeds 0, 1, ... (default {DEFAULT_RUNS})")
     parser.add_argument("--compare", type=cli.count, metavar="N",
                         help="instead of timing, judge both trainers for seeds 0 .. N-1")
-    parser.add_argument("--piles", type=pile_size, nargs="+", default=list(DEFAULT_PILES),
+    parser.add_argument("--piles", type=whole_number(0, MAX_PILE_SIZE), nargs="+",
+                        default=list(DEFAULT_PILES),
                         metavar="P", help="starting piles (default: 1 3 5 7)")
     args = parser.parse_args()
-    Nim(args.piles)  # bad piles: one line from cli.run
+    if not any(args.piles):
+        parser.error("at least one pile must hold an object")
     if args.compare is None:
         for name, trainer in TRAINERS.items():
             times = [silently(trainer, args.games, seed, args.piles)[1]

@@ -16,9 +16,12 @@ The child runs in a session of its own with limits on memory (address space), CP
 size of any file it writes, open files and (when it runs as an account of its own) processes;
 it is killed, with its whole process group, when the wall-clock limit passes. Its environment
 holds only what the check needs, with ``HOME`` in its own copy. ``detect_isolation`` finds once
-per grading run what the operating system allows on top of that: on Linux, with ``unshare``, a
-network namespace with no interfaces, a PID namespace (nothing the submission starts outlives
-it) and, when the grader runs as root, the unprivileged account ``nobody``.
+per grading run what the operating system allows on top of that; on Linux, with ``unshare``
+(as root, or as any account where user namespaces are allowed): a network namespace with no
+interfaces, a PID namespace (nothing the submission starts outlives it), a mount namespace in
+which every file system but its own box is read-only (with ``setpriv`` taking away the
+capabilities that could undo that) and, when the grader runs as root and the account can run
+the grader's Python, the unprivileged account ``nobody``.
 """
 
 from __future__ import annotations
@@ -47,8 +50,22 @@ MAX_TABLE_BYTES = 16 * 2**20      # Q_Table's own cap on a table file
 MAX_TABLES = 4
 UNPRIVILEGED = "nobody"
 PROBE_SECONDS = 30
-# The probe prints the child's account and network interfaces, to confirm what is really on.
-PROBE = "import json, os, socket; print(json.dumps([os.getuid(), socket.if_nameindex()]))"
+# The probe reports the child's account, Python, network interfaces and whether it can write
+# outside and inside its box, to confirm that what an isolation promises is really on (and that
+# the child runs the grader's own Python, not whatever another account finds under that name).
+PROBE = """
+import json, os, socket, sys
+def can_write(folder):
+    try:
+        with open(os.path.join(folder, ".probe"), "w"):
+            pass
+        os.unlink(os.path.join(folder, ".probe"))
+        return True
+    except OSError:
+        return False
+print(json.dumps([os.getuid(), sys.version, [name for _, name in socket.if_nameindex()],
+                  can_write(sys.argv[1]), can_write(".")]))
+"""
 
 
 @dataclass(frozen=True)
@@ -73,18 +90,33 @@ class Limits:
 
 @dataclass(frozen=True)
 class Isolation:
-    """The command prefix that isolates a child, and what it gives."""
-    prefix: tuple[str, ...] = ()
+    """How a child is sealed off: the namespaces ``unshare`` makes, what they give, and the
+    prefix (``setpriv ...``) that drops the capabilities and maybe the account."""
+    namespaces: tuple[str, ...] = ()
     network: bool = False
     pids: bool = False
+    read_only: bool = False                    # every file system but the box read-only
     account: tuple[int, int] | None = None     # (uid, gid) the child runs as; None: ours
+    drop: tuple[str, ...] = ()
+    tools: tuple[str, str] = ("unshare", "mount")
 
     def describe(self) -> str:
         parts = [f"network {'off (a namespace with no interfaces)' if self.network else 'ON'}",
                  f"PID namespace {'on' if self.pids else 'off'}",
+                 "every file system read-only except its own copy" if self.read_only
+                 else "files writable wherever the account may write",
                  ("runs as the unprivileged account " + UNPRIVILEGED) if self.account
                  else "runs as the grader's own account"]
         return "; ".join(parts)
+
+    def command(self, python: str, limits: Limits, box: Path, run: list[str]) -> list[str]:
+        """The whole command line that runs ``run`` (a program and its arguments) for ``box``."""
+        config = {"limits": limits.rlimits(own_account=self.account is not None),
+                  "read_only_except": os.path.realpath(box) if self.read_only else None,
+                  "mount": self.tools[1], "drop": list(self.drop)}
+        prefix = [self.tools[0], *self.namespaces, "--"] if self.namespaces else []
+        source = Path(launch.__file__).read_text(encoding="utf-8")
+        return [*prefix, python, "-I", "-B", "-c", source, json.dumps(config), *run]
 
 
 @dataclass(frozen=True)
@@ -113,26 +145,33 @@ class Outcome:
 
 def _candidates() -> list[Isolation]:
     """The isolations to try, strongest first (the last one always works)."""
-    unshare, setpriv = shutil.which("unshare"), shutil.which("setpriv")
+    unshare, setpriv, mount = (shutil.which(name) for name in ("unshare", "setpriv", "mount"))
     if not sys.platform.startswith("linux") or unshare is None:
         return [Isolation()]
+    tools = (unshare, mount or "mount")
     pid = ("--pid", "--fork", "--kill-child", "--mount-proc")
-    if os.geteuid() != 0:      # a user namespace lets an ordinary account make the others
-        mapped = (unshare, "--map-root-user", "--net")
-        return [Isolation((*mapped, *pid, "--"), True, True), Isolation((*mapped, "--"), True),
-                Isolation()]
+    # A user namespace lets an ordinary account make the others (as root inside it).
+    net = ("--net",) if os.geteuid() == 0 else ("--map-root-user", "--net")
+    no_caps = (setpriv, "--no-new-privs", "--bounding-set=-all", "--inh-caps=-all")
     found = []
+    if setpriv and mount:
+        sealed = (*net, *pid, "--mount")
+        user = _unprivileged() if os.geteuid() == 0 else None
+        if user:
+            found.append(Isolation(sealed, True, True, True, user, (
+                *no_caps, f"--reuid={user[0]}", f"--regid={user[1]}", "--clear-groups", "--"),
+                tools))
+        found.append(Isolation(sealed, True, True, True, None, (*no_caps, "--"), tools))
+    return found + [Isolation((*net, *pid), True, True, tools=tools),
+                    Isolation(net, True, tools=tools), Isolation()]
+
+
+def _unprivileged() -> tuple[int, int] | None:
     try:
         user = pwd.getpwnam(UNPRIVILEGED)
     except KeyError:
-        user = None
-    if user and setpriv:
-        drop = (setpriv, f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups",
-                "--no-new-privs")
-        found.append(Isolation((unshare, "--net", *pid, "--", *drop), True, True,
-                               (user.pw_uid, user.pw_gid)))
-    return found + [Isolation((unshare, "--net", *pid, "--"), True, True),
-                    Isolation((unshare, "--net", "--"), True), Isolation()]
+        return None
+    return user.pw_uid, user.pw_gid
 
 
 def detect_isolation(run_dir: Path, python: str = sys.executable) -> tuple[Isolation, list[str]]:
@@ -151,7 +190,7 @@ def detect_isolation(run_dir: Path, python: str = sys.executable) -> tuple[Isola
 def _probe(candidate: Isolation, run_dir: Path, python: str) -> str | None:
     """``None`` when ``candidate`` works, else what went wrong (one line)."""
     box = _new_box(run_dir, candidate)
-    command = [*candidate.prefix, *_launcher(python, Limits(), candidate), python, "-c", PROBE]
+    command = candidate.command(python, Limits(), box, [python, "-c", PROBE, str(run_dir)])
     try:
         done = subprocess.run(command, cwd=box, env=_environment(box, box), capture_output=True,
                               text=True, timeout=PROBE_SECONDS, stdin=subprocess.DEVNULL)
@@ -160,17 +199,20 @@ def _probe(candidate: Isolation, run_dir: Path, python: str) -> str | None:
     finally:
         _remove(box)
     try:
-        uid, interfaces = json.loads(done.stdout)
-        names = {name for _, name in interfaces}
+        uid, version, interfaces, outside, inside = json.loads(done.stdout)
     except (ValueError, TypeError):
         lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
         return lines[-1]
-    if done.returncode != 0:
-        return f"the probe exited with status {done.returncode}"
-    if candidate.network and names - {"lo"}:
+    if done.returncode != 0 or not inside:
+        return f"the probe exited with status {done.returncode} or could not write its box"
+    if candidate.network and set(interfaces) - {"lo"}:
         return "the network namespace still has interfaces"
+    if (candidate.read_only or candidate.account) and outside:
+        return "the probe could write outside its box"
     if candidate.account is not None and uid != candidate.account[0]:
         return f"the probe ran as uid {uid}"
+    if version != sys.version:
+        return f"the account cannot run this Python as it is (it got Python {version.split()[0]})"
     return None
 
 
@@ -188,10 +230,9 @@ def run_submission(submission: Submission, pristine: dict[str, bytes],
         (out / TABLES_NAME).mkdir(parents=True)
         (box / "tmp").mkdir()
         _hand_over(box, settings.isolation)
-        command = [*settings.isolation.prefix,
-                   *_launcher(settings.python, settings.limits, settings.isolation),
-                   settings.python, "-B", "-s", "check.py", "--all",
-                   "--json", str(out / RESULT_NAME), "--tables", str(out / TABLES_NAME)]
+        command = settings.isolation.command(settings.python, settings.limits, box, [
+            settings.python, "-B", "-s", "check.py", "--all",
+            "--json", str(out / RESULT_NAME), "--tables", str(out / TABLES_NAME)])
         outcome = _run(command, repo, _environment(repo, box), settings.limits)
         outcome.box = str(box)
         outcome.result = _read_inside(box, out / RESULT_NAME, MAX_RESULT_BYTES)
@@ -199,12 +240,6 @@ def run_submission(submission: Submission, pristine: dict[str, bytes],
         return outcome
     finally:
         _remove(box)
-
-
-def _launcher(python: str, limits: Limits, isolation: Isolation) -> list[str]:
-    source = Path(launch.__file__).read_text(encoding="utf-8")
-    return [python, "-I", "-B", "-c", source,
-            json.dumps(limits.rlimits(own_account=isolation.account is not None))]
 
 
 def _environment(home: Path, box: Path) -> dict[str, str]:

@@ -33,22 +33,52 @@ def where_it_broke(error: BaseException) -> str:
     return place
 
 
+class Discard(io.TextIOBase):
+    """A stream that swallows what is written: the chapter's ``print(epoch, end="\\r")`` prints
+    200,000 times, and none of it should reach the terminal or fill memory."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
+class Stop(BaseException):
+    """Raised by the check's own stand-ins to end a student's function early (not an
+    ``Exception``, so a student's ``except Exception`` does not swallow it)."""
+
+
 def call(what: str, function: Callable, *args, **kwargs):
     """Run a student's function with its prints swallowed. A stub's ``NotImplementedError``
-    becomes ``NotWritten``; any other error a ``Failure`` naming what was raised and where."""
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    becomes ``NotWritten``; any other error, and ``exit()``, a ``Failure`` naming what happened
+    and where."""
+    with contextlib.redirect_stdout(Discard()), contextlib.redirect_stderr(Discard()):
         try:
             return function(*args, **kwargs)
-        except (Failure, NotWritten):
+        except (Failure, NotWritten, Stop):
             raise
         except NotImplementedError as error:
             if str(error).startswith(STUB_PREFIX):
                 raise NotWritten(str(error)) from None
             raise Failure(f"{what} raised NotImplementedError: {error}{where_it_broke(error)}") \
                 from None
+        except SystemExit as error:
+            raise Failure(f"{what} called exit() or sys.exit({error.code!r})"
+                          f"{where_it_broke(error)}: leave ending the program to the script "
+                          "that runs it") from None
         except Exception as error:  # a student's bug of any kind is reported, not a traceback
             raise Failure(f"{what} raised {type(error).__name__}: {error}"
-                          f"{where_it_broke(error)}") from None
+                          f"{where_it_broke(error)}{known_cause(error)}") from None
+
+
+def known_cause(error: Exception) -> str:
+    """What the usual cause of ``error`` is in this exercise, as the end of a hint, or ``""``."""
+    text = str(error)
+    if isinstance(error, ValueError) and "unpack" in text and "got 1" in text:
+        return (" -- an episode ends with the one-element tuple (final_state,): take it off with "
+                "episode.pop() before walking the steps")
+    if isinstance(error, KeyError) and isinstance(error.args[0], tuple):
+        return (" -- a pair the table has never seen has no entry yet: read it with "
+                "player.Q.get((state, action), 0), since a missing pair counts 0")
+    return ""
 
 
 def close(a, b, tolerance: float = TOLERANCE) -> bool:

@@ -1,0 +1,162 @@
+"""Pieces 2 and 4: ``MC_Trainer.Generate_episode(player, epoch)``, one game as learning steps.
+
+The learner and ``player2`` are replaced by stand-ins that play seeded random moves and write
+down every position they are asked about, so each episode can be held to the game really played:
+one step ``(state, action, reward)`` per move of the learner -- the position before it, the move,
+the reward of the move plus the opponent's reply (X's point of view) -- then ``(final_state,)``.
+"""
+
+from __future__ import annotations
+
+import random
+
+from Random_Agent import Random_Agent
+from selfcheck.common import Failure, call
+from State import ONGOING, State, symbol
+from TicTacToe import REWARD, TicTacToe
+
+GAMES = 16
+EPOCHS = (0, 7, 5_000, 123_456)
+MOVES_PER_GAME = 9
+LEARNER, OPPONENT = "the learner", "player2"
+
+
+class Recorder:
+    """Plays seeded random legal moves as ``who`` and writes each one into the shared ``log``."""
+
+    def __init__(self, who: str, seed: str, log: list) -> None:
+        self.who, self.rng, self.log = who, random.Random(seed), log
+
+    def move(self, state, epoch):
+        if not isinstance(state, State):
+            raise Failure(f"{self.who} was asked to move with a {type(state).__name__}, not a "
+                          "State: pass the position itself (state=...)")
+        if not state.legal_actions():
+            raise Failure(f"{self.who} was asked to move in a finished game: stop when "
+                          "env.end_of_game(...) says the game is over")
+        if self.log and self.log[-1][1] == state:
+            raise Failure(f"{self.who} was asked twice for a move in the same position: ask "
+                          "once per turn, and play the move you got")
+        if len(self.log) >= MOVES_PER_GAME:
+            raise Failure(f"more than {MOVES_PER_GAME} moves were asked for in one game: does "
+                          "your loop go on from the position env.next_state returned?")
+        action = self.rng.choice(state.legal_actions())
+        self.log.append((self.who, state, action, epoch))
+        return action
+
+
+def recording_agents(student, side: int, game: int, log: list):
+    """The learner (of the student's ``AI_Agent``) and its opponent, both recording."""
+    env = TicTacToe()
+    learner_moves = Recorder(LEARNER, f"check:{side}:{game}", log)
+    opponent_moves = Recorder(OPPONENT, f"check:{-side}:{game}", log)
+
+    class Recording_Learner(student.agent_class()):
+        def get_action(self, state, epoch=None):
+            return learner_moves.move(state, epoch)
+
+    class Recording_Opponent(Random_Agent):
+        def get_action(self, state, epoch=None):
+            return opponent_moves.move(state, epoch)
+
+    learner = call("AI_Agent(...)", Recording_Learner, side, env, graphics=None)
+    opponent = Recording_Opponent(-side, env, graphics=None)
+    return env, learner, opponent
+
+
+def check(student, side: int) -> str:
+    """Play ``GAMES`` seeded games through the student's ``Generate_episode`` for ``side``."""
+    trainer = student.trainer()
+    results = set()
+    for game in range(GAMES):
+        log: list = []
+        trainer.env, trainer.player1, trainer.player2 = recording_agents(student, side, game, log)
+        epoch = EPOCHS[game % len(EPOCHS)]
+        episode = call("Generate_episode", trainer.Generate_episode, trainer.player1, epoch)
+        results.add(compare(episode, log, side, epoch))
+    assert results == {1, -1, 2}, "the seeded games must cover wins, losses and draws"
+    return f"{GAMES} games as {symbol(side)}: wins, losses and draws"
+
+
+def compare(episode, log: list, side: int, epoch: int | None,
+            what: str = "Generate_episode") -> int:
+    """Hold the episode that ``what`` made to the game in ``log`` (who moved, in which position,
+    which move, with which epoch); return the game's result code."""
+    if not isinstance(episode, list):
+        raise Failure(f"{what} must return a list (main takes its last item off with "
+                      f"episode.pop()), got {type(episode).__name__}")
+    final, turns = replay(log, side)
+    last = episode[-1] if episode else None
+    if not (isinstance(last, tuple) and len(last) == 1 and isinstance(last[0], State)):
+        raise Failure(f"the episode must end with the final position as a one-element tuple "
+                      f"(state,), got {last!r}")
+    if final.end_of_game == ONGOING:
+        raise Failure("the game stopped before its end: play until env.end_of_game(...) is True")
+    if last[0] != final:
+        raise Failure("the final tuple (state,) must hold the position where the game ended")
+    steps = episode[:-1]
+    if len(steps) != len(turns):
+        more = (" -- the opponent's reply is part of the learner's step, not a step of its own"
+                if len(steps) > len(turns) else "")
+        raise Failure(f"a game in which the learner moved {len(turns)} times gave {len(steps)} "
+                      f"steps: one step (state, action, reward) per move of the learner{more}")
+    ends = [state for state, _ in turns[1:]] + [final]
+    for number, (step, turn, end) in enumerate(zip(steps, turns, ends), start=1):
+        check_step(number, step, turn, end)
+    epochs = {given for who, _, _, given in log if who == LEARNER}
+    if epochs != {epoch}:
+        raise Failure(f"{what}(player, {epoch}) asked the learner with epoch "
+                      f"{sorted(epochs, key=str)[0]!r}: pass it on, "
+                      "player.get_action(state=..., epoch=epoch), so that it explores with this "
+                      "episode's epsilon")
+    return final.end_of_game
+
+
+def replay(log: list, side: int) -> tuple[State, list]:
+    """The game in ``log``, checked move by move: its final position and the learner's turns
+    ``(position before the move, move)``."""
+    position, turns = State(), []
+    for who, state, action, _ in log:
+        if state != position:
+            raise Failure(f"{who} was asked to move in a position that is not the game's "
+                          "current one: go on from the position env.next_state returned")
+        mover = LEARNER if position.player == side else OPPONENT
+        if who != mover:
+            if who == LEARNER and position == State():
+                raise Failure(f"the learner plays {symbol(side)} but was asked to make X's first "
+                              "move: when the learner plays O, player2 (X) moves first")
+            raise Failure(f"{who} was asked to move when it was {mover}'s turn: the learner "
+                          "moves, then player2 replies, in turn")
+        if who == LEARNER:
+            turns.append((state, action))
+        position = position.children()[action]
+    return position, turns
+
+
+def check_step(number: int, step, turn: tuple, end: State) -> None:
+    """One step against the learner's turn ``(state, action)`` that ended in ``end``."""
+    state, action = turn
+    if not (isinstance(step, tuple) and len(step) == 3):
+        raise Failure(f"step {number} must be a tuple (state, action, reward), got {step!r}")
+    got_state, got_action, got_reward = step
+    if got_state != state:
+        after = state.children()[action]
+        where = "the position after it" if got_state in (after, end) else "another position"
+        raise Failure(f"the state stored in a step must be a copy of the position before your "
+                      f"move; step {number} holds {where}")
+    if not (isinstance(got_action, tuple) and got_action == action):
+        raise Failure(f"step {number} must hold the learner's move {action}, got {got_action!r}")
+    reward = REWARD[end.end_of_game]
+    if got_reward != reward:
+        raise Failure(reward_hint(number, got_reward, reward, state.children()[action]))
+
+
+def reward_hint(number: int, got, reward: int, after_move: State) -> str:
+    if reward and got == -reward:
+        return (f"step {number}'s reward should be {reward}, got {got!r}: rewards in the episode "
+                "stay X's point of view (+1 X won, -1 O won); main negates them for O")
+    if reward and after_move.end_of_game == ONGOING:
+        return (f"step {number}'s reward should be {reward}, got {got!r}: when the opponent's "
+                "reply ends the game, the step's reward is the reward of that reply")
+    return (f"step {number}'s reward should be {reward} (X's point of view, for the position "
+            f"where the step ends), got {got!r}")

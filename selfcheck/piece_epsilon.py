@@ -1,0 +1,100 @@
+"""Piece 1: ``AI_Agent.epsilon_greedy(epoch)``, the exploration schedule.
+
+The schedule is read at many episodes and held to the contract: 1.0 at the start, never rising,
+never below 0.01, close to 0.01 by the end of the course's 200,000 episodes but not long before
+that, and either linear or exponential. Each way of missing it gets its own hint.
+"""
+
+from __future__ import annotations
+
+import math
+
+from selfcheck import reference
+from selfcheck.common import Failure, call, close, fmt
+
+EPOCHS = (0, 1, 1_000, 10_000, 25_000, 50_000, 75_000, 99_999, 100_000, 100_001, 150_000,
+          200_000, 1_000_000)
+START, FINAL = reference.START, reference.FINAL
+# By the end of the course's 200,000 episodes epsilon should be about the floor ...
+CLOSE_TO_FLOOR, END = 0.02, 200_000
+# ... but not long before: after 10,000 games the agent still explores a good part of the time.
+STILL_EXPLORING, EARLY = 0.3, 10_000
+PROBE = 50_000   # where the shape of the schedule is read
+SHAPE_TOLERANCE = 1e-6
+
+
+def check(student) -> str:
+    """Raise ``Failure`` with a hint for the first way the schedule misses its contract; return
+    what was found (shown after "passed")."""
+    agent = student.learner(side=1)
+    values = {epoch: read(agent, epoch) for epoch in EPOCHS}
+    first, last = values[0], values[END]
+    if not close(first, START):
+        raise Failure(f"epsilon at episode 0 should be {START} (every move explores at first), "
+                      f"got {fmt(first)}")
+    if close(first, last):
+        raise Failure(f"epsilon never decays: it is {fmt(first)} at episode 0 and still "
+                      f"{fmt(last)} at episode 200,000; let it shrink as epoch grows")
+    for earlier, later in zip(EPOCHS, EPOCHS[1:]):
+        if values[later] > values[earlier] + 1e-12:
+            raise Failure(f"epsilon must never grow: {fmt(values[earlier])} at episode "
+                          f"{earlier:,} but {fmt(values[later])} at episode {later:,}")
+    lowest = min(values, key=values.get)
+    if values[lowest] < FINAL - 1e-12:
+        raise Failure(f"epsilon must not go below {FINAL} (keep exploring a little): got "
+                      f"{fmt(values[lowest])} at episode {lowest:,}")
+    shape = schedule_shape(values)
+    timing_problem(values, shape)
+    if shape is None:
+        raise Failure(f"epsilon should fall along a straight line from 1.0 to 0.01 (then stay at "
+                      f"0.01), or as 0.01 + 0.99 * exp(-epoch / tau); yours gives "
+                      f"{fmt(values[25_000])}, {fmt(values[50_000])} and {fmt(values[75_000])} "
+                      "at episodes 25,000, 50,000 and 75,000, which is neither")
+    return shape
+
+
+def read(agent, epoch: int) -> float:
+    value = call(f"epsilon_greedy({epoch})", agent.epsilon_greedy, epoch)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        raise Failure(f"epsilon_greedy({epoch}) should return a number, got {value!r}")
+    return float(value)
+
+
+def schedule_shape(values: dict[int, float]) -> str | None:
+    """"linear, down to 0.01 at episode D" or "exponential, tau T" when the values follow one
+    of the two schedules, else ``None``."""
+    middle = values[PROBE]
+    if middle > FINAL + SHAPE_TOLERANCE:
+        decay = reference.linear_decay_from(PROBE, middle)
+        if all(abs(v - reference.linear_epsilon(e, decay)) <= SHAPE_TOLERANCE
+               for e, v in values.items()):
+            return f"linear, down to {FINAL} at episode {decay:,.0f}"
+        tau = reference.tau_from(PROBE, middle)
+        if all(abs(v - reference.exponential_epsilon(e, tau)) <= SHAPE_TOLERANCE
+               for e, v in values.items()):
+            return f"exponential, time constant {tau:,.0f}"
+    early = values[1_000]
+    if FINAL + SHAPE_TOLERANCE < early < START:   # a schedule fast enough to be done by 50,000
+        for name, fit, curve in (("linear", reference.linear_decay_from,
+                                  reference.linear_epsilon),
+                                 ("exponential", reference.tau_from,
+                                  reference.exponential_epsilon)):
+            constant = fit(1_000, early)
+            if all(abs(v - curve(e, constant)) <= SHAPE_TOLERANCE for e, v in values.items()):
+                return f"{name}, {'decay' if name == 'linear' else 'time constant'} {constant:,.0f}"
+    return None
+
+
+def timing_problem(values: dict[int, float], shape: str | None) -> None:
+    """A schedule of the right kind that decays far too fast or too slowly for the course's run."""
+    constant = f" ({shape})" if shape else ""
+    if values[END] > CLOSE_TO_FLOOR:
+        raise Failure(f"epsilon decays too slowly{constant}: at episode 200,000, the end of the "
+                      f"course's training, it is still {fmt(values[END])}; it should be about "
+                      f"{FINAL} by then (linear: reach {FINAL} at episode 100,000; exponential: "
+                      "a time constant around 20,000)")
+    if values[EARLY] < STILL_EXPLORING:
+        raise Failure(f"epsilon decays too fast{constant}: it is already {fmt(values[EARLY])} at "
+                      f"episode 10,000, so the agent stops exploring before it has seen much "
+                      "(linear: reach 0.01 at episode 100,000; exponential: a time constant "
+                      "around 20,000)")

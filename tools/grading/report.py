@@ -199,7 +199,8 @@ def plot_png(rows: list[Row]) -> bytes:
             if losses > 0:
                 ax.text(1.01, place, f"loses {losses:.1%}", va="center", fontsize=8,
                         color=COLOURS["losses"])
-        ax.set_xlim(0, 1.25)
+        ax.set_xlim(0, 1.25)                       # room for the "loses" labels
+        ax.set_xticks([0, 0.25, 0.5, 0.75, 1])
         ax.set_title(f"X against {opponent} (exact)")
         ax.set_xlabel("probability: wins (green), draws (grey), losses (red)")
     axes[0].set_yticks(places, names)

@@ -96,3 +96,49 @@ def run_script(folder: Path, name: str, timeout: float = 180, stdin: str = "",
     environment.pop("PYTHONPATH", None)
     return subprocess.run([sys.executable, name], cwd=folder, capture_output=True, text=True,
                           timeout=timeout, input=stdin, env=environment)
+
+
+def _replace_function(text: str, name: str, new: str, in_class: str | None = None) -> str:
+    """``text`` with the function (or method of ``in_class``) ``name`` replaced by ``new``,
+    which is indented as it must stand."""
+    tree = ast.parse(text)
+    body = tree.body
+    if in_class is not None:
+        body = next(node for node in body if isinstance(node, ast.ClassDef)
+                    and node.name == in_class).body
+    node = next(node for node in body if isinstance(node, ast.FunctionDef) and node.name == name)
+    lines = text.splitlines()
+    first = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+    return "\n".join(lines[:first] + new.rstrip().splitlines() + lines[node.end_lineno:]) + "\n"
+
+
+def _methods(text: str) -> dict[str, str]:
+    """The methods in a listing of indented methods, by name, each with its lines."""
+    lines = text.splitlines()
+    tree = ast.parse("class _Listing:\n" + text)
+    return {node.name: "\n".join(lines[node.lineno - 2:node.end_lineno - 1])
+            for node in tree.body[0].body if isinstance(node, ast.FunctionDef)}
+
+
+def type_in_solution(folder: Path, main: str | None = None, generate: str | None = None,
+                     epsilon: str | None = None) -> None:
+    """Type the chapter's solution into the students' version in ``folder`` as a student does:
+    its module header lines into MC_Trainer.py (with the import they need), its ``main`` and
+    ``Generate_episode`` in place of the stubs, its ``get_Q`` and ``epsilon_greedy`` into
+    AI_Agent.py. ``main``, ``generate`` and ``epsilon`` type other code in their place."""
+    header, _, solved_main = listing("solution_main.py").partition("def main")
+    trainer = (folder / "MC_Trainer.py").read_text(encoding="utf-8")
+    trainer = _replace_function(trainer, "main", main or "def main" + solved_main)
+    trainer = _replace_function(trainer, "Generate_episode",
+                                generate or listing("solution_Generate_episode.py"))
+    at = trainer.index("\ndef Generate_episode")
+    typed_header = "\nfrom Random_Agent_Advanced import Random_Agent_Advanced\n" + header
+    (folder / "MC_Trainer.py").write_text(trainer[:at] + typed_header + trainer[at:],
+                                          encoding="utf-8")
+    agent = (folder / "AI_Agent.py").read_text(encoding="utf-8")
+    methods = _methods(listing("solution_AI_Agent_methods.py"))
+    if epsilon is not None:
+        methods["epsilon_greedy"] = epsilon
+    for name, text in methods.items():
+        agent = _replace_function(agent, name, text, in_class="AI_Agent")
+    (folder / "AI_Agent.py").write_text(agent, encoding="utf-8")

@@ -235,7 +235,7 @@ def observed_gamma(episode: list, side: int, start: dict, got: dict, alphas) -> 
         if alpha and last_reward:
             target = before + (got[(state, action)] - before) / alpha
             found.append((side * target - reward) / last_reward)
-    return [g for g in found if 0 <= g <= 1]
+    return [g for g in found if 0 < g <= 1]  # gamma 0 is the REWARD_ONLY model
 
 
 MISTAKE_HINTS = {

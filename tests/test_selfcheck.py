@@ -1,0 +1,228 @@
+"""The self-check, tried as students use it: the chapter's solution typed in as printed, correct
+mains in other styles, and each common mistake -- every one must get its own hint.
+
+Each case types code into a fresh copy of the students' version and runs ``python check.py``
+there, as a student does.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tools import make_exercise
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CHAPTER_LOOP = '''
+    for epoch in range(start, epochs):
+        episode = Generate_episode(player, epoch)
+        G = 0
+        episode.pop()
+        for t in range(len(episode)):
+            state, action, reward = episode.pop() # LIFO - Stack
+            G = gamma* G + reward
+            Q_value = player.Q.get((state, action),0) # if no key return 0
+            player.Q[(state, action)] = Q_value + alpha * (G - Q_value)
+        print(epoch, end="\\r")
+'''
+
+
+def a_main(loop: str, head: str = "    start = 0\n    epochs = 200000\n    alpha = 0.01\n",
+           tail: str = "    player.save_Q(PATH)\n    print(test(100))\n") -> str:
+    """A main of the chapter's shape with its loop (and head or tail) replaced."""
+    return "def main ():\n    player = player1\n" + head + loop + tail
+
+
+STYLES = {
+    "reversed": a_main('''
+    for epoch in range(start, epochs):
+        episode = Generate_episode(player, epoch)
+        final = episode.pop()
+        G = 0.0
+        for state, action, reward in reversed(episode):
+            G = gamma * G + reward
+            player.Q[(state, action)] = player.get_Q(state, action) + alpha * (
+                G - player.get_Q(state, action))
+'''),
+    "while episode": a_main('''
+    for epoch in range(epochs):
+        episode = Generate_episode(player1, epoch)
+        episode.pop()
+        G = 0
+        while episode:
+            state, action, reward = episode.pop()
+            G = reward + gamma * G
+            old = player1.Q.get((state, action), 0)
+            player1.Q[(state, action)] = (1 - alpha) * old + alpha * G
+'''),
+    "slice without pop, tqdm, local gamma": a_main('''
+    from tqdm import tqdm
+    gamma = 0.9
+    for epoch in tqdm(range(start, epochs)):
+        episode = Generate_episode(player, epoch)
+        G = 0
+        for state, action, reward in episode[-2::-1]:
+            G = gamma * G + reward
+            key = (state, action)
+            player.Q[key] = player.Q.get(key, 0) + alpha * (G - player.Q.get(key, 0))
+'''),
+    "module alpha, fewer episodes": "alpha = 0.05\n\n" + a_main(
+        CHAPTER_LOOP, head="    start = 0\n    epochs = 30000\n"),
+}
+
+# mistake -> (piece, what to type, a piece of the hint it must get)
+MISTAKES = {
+    "forwards walk": (3, {"main": a_main(CHAPTER_LOOP.replace(
+        "episode.pop()\n        for t in range(len(episode)):\n            state, action, reward "
+        "= episode.pop() # LIFO - Stack",
+        "episode.pop()\n        for state, action, reward in episode:"))},
+        "walk the episode backwards"),
+    "reward instead of G": (3, {"main": a_main(CHAPTER_LOOP.replace(
+        "alpha * (G - Q_value)", "alpha * (reward - Q_value)"))}, "towards its own reward"),
+    "no gamma": (3, {"main": a_main(CHAPTER_LOOP.replace("G = gamma* G + reward",
+                                                         "G = G + reward"))},
+                 "G is not discounted"),
+    "alpha ignored": (3, {"main": a_main(CHAPTER_LOOP.replace(
+        "Q_value + alpha * (G - Q_value)", "G"))}, "Q is set to G itself"),
+    "G not reset per episode": (3, {"main": a_main(
+        CHAPTER_LOOP.replace("        G = 0\n", ""), head="    start = 0\n    epochs = 200000\n"
+        "    alpha = 0.01\n    G = 0\n")}, "G must start again at 0"),
+    "dropped last step": (3, {"main": a_main(CHAPTER_LOOP.replace(
+        "episode.pop()\n        for t", "episode.pop()\n        episode.pop()\n        for t"))},
+        "is never updated"),
+    "no pop of the final tuple": (3, {"main": a_main(CHAPTER_LOOP.replace(
+        "        episode.pop()\n        for t", "        for t"))},
+        "take it off with episode.pop()"),
+    "Q read without a default": (3, {"main": a_main(CHAPTER_LOOP.replace(
+        "player.Q.get((state, action),0)", "player.Q[(state, action)]"))},
+        "has no entry yet: read it with player.Q.get((state, action), 0)"),
+    "no save_Q": (3, {"main": a_main(CHAPTER_LOOP, tail="    print(test(100))\n")},
+                  "main must save the trained table"),
+    "no test(100)": (3, {"main": a_main(CHAPTER_LOOP, tail="    player.save_Q(PATH)\n")},
+                     "print(test(100))"),
+    "a state after the move": (2, {"generate": None}, "a copy of the position before your move"),
+    "epsilon never decays": (1, {"epsilon": "    def epsilon_greedy(self, epoch):\n"
+                                            "        return 1.0\n"}, "never decays"),
+    "epsilon rises again": (1, {"epsilon": '''    def epsilon_greedy (self, epoch):
+        if epoch > 100000:
+            return 1.0
+        return 1.0 - 0.99 * epoch / 100000
+'''}, "must never grow"),
+    "epsilon below its floor": (1, {"epsilon": '''    def epsilon_greedy (self, epoch):
+        return max(0.0, 1.0 - 0.99 * epoch / 100000)
+'''}, "must not go below 0.01"),
+    "exponential, time constant too long": (1, {"epsilon": '''    def epsilon_greedy (self, epoch):
+        start = 1.0
+        final = 0.01
+        decay = 100000
+        return final + (start - final)* math.exp(-1*epoch/decay)
+'''}, "decays too slowly (exponential, time constant 100,000)"),
+    "the skeleton's decay of 100": (1, {"epsilon": '''    def epsilon_greedy (self, epoch):
+        start = 1.0
+        final = 0.01
+        decay = 100
+        if epoch > decay:
+            return final
+        return  start - (start - final) * epoch/decay
+'''}, "decays too fast (linear, down to 0.01 at episode 100)"),
+    "exit() in main": (3, {"main": a_main(CHAPTER_LOOP, tail="    exit()\n")}, "called exit()"),
+}
+# A Generate_episode that stores the position after the learner's move.
+AFTER_THE_MOVE = None
+
+
+def chapter_generate(chapter) -> str:
+    return chapter.listing("solution_Generate_episode.py")
+
+
+@pytest.fixture(scope="module")
+def students(tmp_path_factory) -> Path:
+    """The students' version, generated once."""
+    target = tmp_path_factory.mktemp("students") / "exercise"
+    make_exercise.main(["--out", str(target)])
+    return target
+
+
+def typed(students: Path, tmp_path: Path, chapter, **code) -> Path:
+    folder = tmp_path / "student"
+    shutil.copytree(students, folder)
+    chapter.type_in_solution(folder, **code)
+    return folder
+
+
+def check(folder: Path, *args: str, timeout: float = 200) -> tuple[int, str, float]:
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "check.py", *args], cwd=folder, capture_output=True,
+                          text=True, timeout=timeout)
+    return done.returncode, done.stdout + done.stderr, time.monotonic() - started
+
+
+def test_the_chapters_solution_as_printed_passes_and_is_trained(students, tmp_path, chapter):
+    folder = typed(students, tmp_path, chapter)
+    code, output, _ = check(folder, "--json", str(tmp_path / "r.json"))
+    assert code == 0, output
+    lines = output.splitlines()
+    assert len(lines) == 7, output        # five pieces, one training line, the summary
+    assert lines[0].startswith("piece 1") and lines[0].endswith(
+        "passed (linear, down to 0.01 at episode 100,000)")
+    assert "passed (as X: 200,000 episodes, alpha 0.01, gamma 0.95, saved, test(100))" in lines[2]
+    assert lines[3].endswith("not attempted") and lines[4].endswith("not attempted")
+    assert "Your X after 200,000 episodes of your main against Random_Agent_Advanced" in lines[5]
+    assert lines[6] == "Pieces that count: 1, 2, 3 -- all pass."
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert [p["verdict"] for p in result["pieces"]] == ["passed"] * 3 + ["not attempted"] * 2
+    wins, losses, _ = result["training"]["X"]["exact"]["random"]
+    assert losses < 0.01 and wins > 0.9
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_a_correct_main_in_any_reasonable_style_passes(students, tmp_path, chapter, style):
+    folder = typed(students, tmp_path, chapter, main=STYLES[style])
+    code, output, _ = check(folder, "--piece", "3")
+    assert code == 0 and "piece 3" in output and ": passed (as X" in output, output
+
+
+@pytest.mark.parametrize("mistake", sorted(MISTAKES))
+def test_each_mistake_gets_its_own_hint(students, tmp_path, chapter, mistake):
+    piece, code_typed, hint = MISTAKES[mistake]
+    if "generate" in code_typed:
+        code_typed = {"generate": chapter_generate(chapter).replace(
+            "step = state.copy(), action, reward\n            state = next_state",
+            "step = after_state, action, reward\n            state = next_state")}
+    folder = typed(students, tmp_path, chapter, **code_typed)
+    code, output, _ = check(folder, "--piece", str(piece))
+    assert code == 1 and f"piece {piece}" in output and "FAILED" in output, output
+    assert hint in output, output
+    others = [other for name, (_, _, other) in MISTAKES.items() if name != mistake]
+    assert not any(other in output for other in others if other not in hint), output
+
+
+def test_a_stuck_loop_costs_about_thirty_seconds_in_all(students, tmp_path, chapter):
+    stuck = a_main("    while True:\n        pass\n")
+    folder = typed(students, tmp_path, chapter, main=stuck)
+    code, output, seconds = check(folder, timeout=120)
+    assert code == 1 and "piece 3" in output and "TIMED OUT" in output, output
+    assert "piece 4 -- " in output and seconds < 35, (seconds, output)
+    assert "Pieces 1-3 must pass" in output
+
+
+def test_the_raw_exercise_says_not_written_and_bonus_not_attempted(students):
+    code, output, _ = check(students)
+    assert code == 1
+    assert output.count("not written yet") == 3 and output.count("not attempted") == 2, output
+
+
+def test_the_students_copy_shows_no_reference_arithmetic(students):
+    text = "\n".join(path.read_text(encoding="utf-8")
+                     for path in (students / "selfcheck").glob("*.py"))
+    text += (students / "check.py").read_text(encoding="utf-8")
+    for solution_line in ("gamma * G + rewards[k]", "old + alpha * (target - old)",
+                          "START + (FINAL - START) * min(epoch, decay) / decay"):
+        assert solution_line not in text

@@ -40,8 +40,8 @@ def update_episode(agent: TabularAgent, episode: Episode, gamma: float = GAMMA,
                    alpha: float = ALPHA) -> None:
     """Move each ``Q(state, action)`` of the episode towards the return that followed it.
 
-    Walking backwards from the end, the return is ``G = reward + gamma * G``: the step's own
-    reward plus the discounted return of everything after it.
+    Walking backwards from the end, the return is ``G = step_reward + gamma * G``: the step's
+    own reward plus the discounted return of everything after it.
     """
     G = 0.0                          # nothing follows the last step
     for state, action, step_reward in reversed(episode):

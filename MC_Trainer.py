@@ -30,6 +30,7 @@ import Trainer
 from AI_Agent import AI_Agent
 from Episode import learning_steps, play_game, play_games
 from Learning_Curves import Learning_Curve
+from Q_Table import check_writable
 from Random_Agent import Random_Agent
 from State import O, X, State, symbol
 from Symmetry import images
@@ -122,22 +123,78 @@ def test(num: int) -> tuple[int, int, int]:
     return x_wins, o_wins, ties
 
 
-def configure(argv: list[str] | None = None) -> None:
+# What a student's own main (the exercise's) cannot do, since only the solved trainer's does it.
+NEEDS_SOLVED_MAIN = {"plot": "--plot needs the solved trainer, which records the curves while it "
+                             "trains",
+                     "resume": "--resume needs the solved trainer, which counts the episodes",
+                     "self": "--opponent self needs the solved trainer, which trains an X and an "
+                             "O table at once"}
+PARAMETERS = ("epochs", "alpha", "gamma")   # module defaults that a main may set for itself
+
+
+def is_your_main() -> bool:
+    """Whether ``main`` is a student's own (the exercise's) rather than the solved trainer's,
+    which hands its episodes to ``Trainer.train_loop``."""
+    return "train_loop" not in main.__code__.co_names
+
+
+def configure(argv: list[str] | None = None, announce: bool = True) -> None:
     """Set the module's players and parameters from command-line arguments."""
     global epochs, gamma, alpha, PATH, player1, player2, start_epoch, curve, PLOT, PLAIN
     args = Trainer.parse_arguments("MC_Trainer.py", __doc__.split("\n\n")[0], DEFAULTS, argv,
                                    variants={"plain": (PLAIN_HELP, {})})
     epochs, gamma, alpha, PLOT, PLAIN = args.epochs, args.gamma, args.alpha, args.plot, args.plain
     player1, player2, PATH, start_epoch, curve = Trainer.setup("MC", "Monte Carlo control", args,
-                                                               env, OUT_NAME)
+                                                               env, OUT_NAME, announce)
     for agent in Trainer.learners_of(player1, player2):
         agent.meta["refinements"] = "none (--plain)" if PLAIN else "symmetry, stop at exploration"
 
 
+def run_your_main(argv: list[str]) -> int:
+    """``python MC_Trainer.py`` in the exercise: the student's module runs as written (its own
+    ``player1``, ``player2``, ``PATH``, ``gamma``); only the flags given change it, and the
+    script says which of them cannot reach the student's main."""
+    global PATH, player1, player2
+    args = Trainer.parse_arguments("MC_Trainer.py", __doc__.split("\n\n")[0], DEFAULTS, argv,
+                                   variants={"plain": (PLAIN_HELP, {})})
+    given = {word[2:].split("=")[0] for word in argv if word.startswith("--")}
+    for need, reason in NEEDS_SOLVED_MAIN.items():
+        if need in given or (need == "self" and args.opponent.strip().lower() == Trainer.SELF_PLAY):
+            cli.fail(f"error: {reason}; your main trains on its own (leave the flag out)")
+    if "side" in given and Trainer.SIDES[args.side] != player1.player:
+        player1 = AI_Agent(Trainer.SIDES[args.side], env, graphics=None, Q_table_PATH=None)
+        player2 = type(player2)(-player1.player, env)
+    if "opponent" in given:
+        player2 = Trainer.make_opponent(args.opponent, -player1.player, env, args.seed)
+    if "seed" in given:
+        player1.rng.seed(Trainer.learner_seed(args.seed, "learner"))
+    PATH = args.out or PATH
+    check_writable(PATH)
+    own = [name for name in PARAMETERS if name in main.__code__.co_varnames]
+    for name in PARAMETERS:
+        if name in given:
+            globals()[name] = getattr(args, name)
+            if name in own:
+                print(f"note: --{name} does not reach your main, which sets {name} itself")
+    print(f"Training with your main: {symbol(player1.player)} against {type(player2).__name__}, "
+          f"saving to {PATH}" + (f" (it sets {', '.join(own)} itself)" if own else ""))
+    try:
+        main()
+    except KeyboardInterrupt:
+        print("\nInterrupted: your main was stopped before it finished; it saved nothing unless "
+              "it saves along the way", file=sys.stderr)
+        return cli.INTERRUPTED
+    Trainer.print_reports([player1])
+    return 0
+
+
 def run(argv: list[str] | None = None) -> int:
     """Train from the command line ``argv``, print the exact report; return the exit status."""
+    argv = sys.argv[1:] if argv is None else argv
+    if is_your_main() and not ({"-h", "--help"} & set(argv)):
+        return run_your_main(argv)
     configure(argv)
-    finished = main() is not False  # a main() typed in from the chapter returns None
+    finished = main() is not False
     Trainer.print_reports(Trainer.learners_of(player1, player2))
     return 0 if finished else cli.INTERRUPTED
 

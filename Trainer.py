@@ -220,9 +220,9 @@ def table_paths(path: str, count: int) -> list[str]:
 
 
 def setup(algorithm: str, title: str, args: argparse.Namespace, env: TicTacToe,
-          out_name: str) -> Setup:
+          out_name: str, announce: bool = True) -> Setup:
     """Build the players, file names, resumed tables and learning curve the command line asks
-    for, and print one line that says what will be trained."""
+    for, and (with ``announce``) print one line that says what will be trained."""
     self_play = args.opponent.strip().lower() == SELF_PLAY
     side = X if self_play else SIDES[args.side]
     player1 = make_learner(side, env, args.seed, args.epsilon, args.epochs)
@@ -254,8 +254,9 @@ def setup(algorithm: str, title: str, args: argparse.Namespace, env: TicTacToe,
         curve = Learning_Curve(learners, side, start, args.epochs,
                                f"{title}: {who}, alpha {args.alpha}, gamma {args.gamma}, "
                                f"epsilon {args.epsilon}, seed {args.seed}")
-    print(f"{title}: {who}, {args.epochs:,} episodes, gamma {args.gamma}, alpha {args.alpha}, "
-          f"epsilon {args.epsilon}, seed {args.seed}")
+    if announce:
+        print(f"{title}: {who}, {args.epochs:,} episodes, gamma {args.gamma}, alpha {args.alpha}, "
+              f"epsilon {args.epsilon}, seed {args.seed}")
     return Setup(player1, player2, path, start, curve)
 
 

@@ -46,7 +46,8 @@ EXACT_TARGET_SECONDS = 1.0
 SHIPPED_X = str(ROOT / "Data" / "Q_MC_X.pth")
 # The other parts' own benchmark scripts, run as they are ("{runs}": this script's --runs).
 OTHER_BENCHMARKS = (("tools/compare.py", "--bench"), ("tools/bench_playout.py", "--runs", "{runs}"),
-                    ("tools/bench_nim.py", "--runs", "{runs}"))
+                    ("tools/bench_nim.py", "--runs", "{runs}"),
+                    ("tools/bench_book.py", "--runs", "{runs}"))
 
 
 def median_seconds(work: Callable[[], object], runs: int) -> float:

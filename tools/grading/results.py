@@ -22,6 +22,7 @@ import os
 import re
 import signal
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,12 +37,17 @@ from tools.grading.sandbox import TABLES_NAME, Limits, Outcome
 from tools.grading.submissions import Submission
 
 RESULT_FORMAT = 1
-VERDICTS = ("passed", "failed", "not written", "not attempted", "timed out")
+# "skipped": the check did not run the piece again after an earlier one running the same
+# functions timed out.
+VERDICTS = ("passed", "failed", "not written", "not attempted", "timed out", "skipped")
 PIECE_NUMBERS = tuple(piece.number for piece in PIECES)
 O_PIECE = 4                     # the agent for O
 MAX_MESSAGE = 300               # characters kept of a message that came from a child
 GRADED = "graded"
 MEMORY_SIGNS = ("MemoryError", "Cannot allocate memory", "bad_alloc", "out of memory")
+# torch.load's allowlist of safe globals is one setting for the whole process: two loads at once
+# (two submissions finishing together under --jobs) would undo each other's.
+_LOADING = threading.Lock()
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
@@ -179,7 +185,8 @@ def measure(data: bytes, side: int) -> Measure:
         with open(path, "wb") as stream:
             stream.write(data)
         try:
-            agent = AI_Agent(side, Q_table_PATH=path, train=False)
+            with _LOADING:
+                agent = AI_Agent(side, Q_table_PATH=path, train=False)
         except TableError as error:
             raise TableError(str(error).replace(path, "the table")) from None
     results = exact_results(agent)

@@ -156,6 +156,8 @@ def describe_limits(limits: Limits) -> str:
 def main(argv: list[str] | None = None) -> int:
     """The command line: check the arguments, read everything, grade, write the report."""
     args = parse_args(argv)
+    if os.name != "posix":
+        cli.fail("grade.py: grading needs Linux or macOS (process groups and resource limits)")
     paths = check_submissions(args.submissions)
     out = prepare_out(args.out)
     pristine = pristine_files(args.exercise)

@@ -49,10 +49,16 @@ def make_read_only(box: str, mount: str) -> None:
     os.chdir(os.getcwd())
 
 
-def apply_limits(limits: dict) -> None:
-    """Lower every limit named in ``limits`` ({"RLIMIT_AS": [soft, hard], ...})."""
+def apply_limits(limits: dict) -> list:
+    """Lower every limit named in ``limits`` ({"RLIMIT_AS": [soft, hard], ...}); return the
+    names of those this system does not have or refused (macOS, for one, refuses some)."""
+    refused = []
     for name, (soft, hard) in limits.items():
-        resource.setrlimit(getattr(resource, name), (soft, hard))
+        try:
+            resource.setrlimit(getattr(resource, name), (soft, hard))
+        except (AttributeError, ValueError, OSError):
+            refused.append(name)
+    return refused
 
 
 def main(argv: list) -> int:
@@ -63,7 +69,9 @@ def main(argv: list) -> int:
     except (OSError, subprocess.CalledProcessError) as error:
         print(f"launch: cannot make the file system read-only: {error}", file=sys.stderr)
         return SEAL_FAILED
-    apply_limits(config.get("limits", {}))
+    refused = apply_limits(config.get("limits", {}))
+    if refused:
+        print(f"launch: limits not available here: {', '.join(refused)}", file=sys.stderr)
     os.umask(0o077)
     status = subprocess.Popen([*config.get("drop", []), *command]).wait()
     return status if status >= 0 else SIGNAL_BASE - status

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
 import shutil
 import signal
 import stat
@@ -167,6 +166,8 @@ def _candidates() -> list[Isolation]:
 
 
 def _unprivileged() -> tuple[int, int] | None:
+    import pwd  # POSIX only, like everything here that needs it
+
     try:
         user = pwd.getpwnam(UNPRIVILEGED)
     except KeyError:

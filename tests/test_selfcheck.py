@@ -189,6 +189,19 @@ def test_a_correct_main_in_any_reasonable_style_passes(students, tmp_path, chapt
     assert code == 0 and "piece 3" in output and ": passed (as X" in output, output
 
 
+def test_the_skeletons_header_trains_against_its_own_player2(students, tmp_path, chapter):
+    """The skeleton's header (Random_Agent as player2, gamma 0.9) with the chapter's main: the
+    check reads gamma 0.9 from the module and trains against random."""
+    header = ("PATH = 'Data/Q_MC_4.pth'\n\nenv = TicTacToe(State())\nplayer1 = AI_Agent(1, env, "
+              "graphics=None, Q_table_PATH=None)\nplayer2 = Random_Agent(-1, env,graphics=None)"
+              "\n\ngamma = 0.9\n\n")
+    folder = typed(students, tmp_path, chapter, header=header)
+    code, output, _ = check(folder)
+    assert code == 0, output
+    assert "passed (as X: 200,000 episodes, alpha 0.01, gamma 0.9, saved, test(100))" in output
+    assert "Your X after 200,000 episodes of your main against Random_Agent," in output
+
+
 @pytest.mark.parametrize("mistake", sorted(MISTAKES))
 def test_each_mistake_gets_its_own_hint(students, tmp_path, chapter, mistake):
     piece, code_typed, hint = MISTAKES[mistake]

@@ -121,12 +121,14 @@ def _methods(text: str) -> dict[str, str]:
 
 
 def type_in_solution(folder: Path, main: str | None = None, generate: str | None = None,
-                     epsilon: str | None = None) -> None:
+                     epsilon: str | None = None, header: str | None = None) -> None:
     """Type the chapter's solution into the students' version in ``folder`` as a student does:
     its module header lines into MC_Trainer.py (with the import they need), its ``main`` and
     ``Generate_episode`` in place of the stubs, its ``get_Q`` and ``epsilon_greedy`` into
-    AI_Agent.py. ``main``, ``generate`` and ``epsilon`` type other code in their place."""
-    header, _, solved_main = listing("solution_main.py").partition("def main")
+    AI_Agent.py. ``main``, ``generate``, ``epsilon`` and ``header`` type other code in their
+    place."""
+    solved_header, _, solved_main = listing("solution_main.py").partition("def main")
+    header = solved_header if header is None else header
     trainer = (folder / "MC_Trainer.py").read_text(encoding="utf-8")
     trainer = _replace_function(trainer, "main", main or "def main" + solved_main)
     trainer = _replace_function(trainer, "Generate_episode",

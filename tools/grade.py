@@ -32,7 +32,8 @@ import cli  # noqa: E402  (the project root must be on the path first)
 from tools import make_exercise  # noqa: E402
 from tools.grading.report import Context, write_report  # noqa: E402
 from tools.grading.results import Row, make_row  # noqa: E402
-from tools.grading.sandbox import Limits, Settings, detect_isolation, run_submission  # noqa: E402
+from tools.grading.sandbox import (  # noqa: E402
+    Limits, Settings, detect_isolation, run_submission, stop_all)
 from tools.grading.submissions import (  # noqa: E402
     Submission, editable_files, read_submission, unique_names)
 
@@ -134,15 +135,21 @@ def grade_all(submissions: list[Submission], pristine: dict[str, bytes], setting
                         settings.limits)
 
     rows: dict[int, Row] = {}
-    with tqdm(total=len(submissions), desc="grading", unit="submission") as bar, \
-            ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(grade, submission): index
-                   for index, submission in enumerate(submissions)}
-        for future in as_completed(futures):
-            index = futures[future]
-            rows[index] = future.result()
-            bar.set_postfix_str(submissions[index].name[:30], refresh=False)
-            bar.update()
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    try:
+        with tqdm(total=len(submissions), desc="grading", unit="submission") as bar:
+            futures = {pool.submit(grade, submission): index
+                       for index, submission in enumerate(submissions)}
+            for future in as_completed(futures):
+                index = futures[future]
+                rows[index] = future.result()
+                bar.set_postfix_str(submissions[index].name[:30], refresh=False)
+                bar.update()
+    except BaseException:        # Ctrl-C above all: no child may go on running
+        pool.shutdown(wait=False, cancel_futures=True)
+        stop_all()
+        raise
+    pool.shutdown()
     return [rows[index] for index in range(len(submissions))]
 
 
@@ -168,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     unique_names(submissions)
     limits = Limits(seconds=args.timeout, memory=args.memory * 2**20)
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="grade-run-") as run_dir:
+    with tempfile.TemporaryDirectory(prefix="grade-run-", ignore_cleanup_errors=True) as run_dir:
         isolation, unavailable = detect_isolation(Path(run_dir))
         settings = Settings(Path(run_dir), limits, isolation)
         rows = grade_all(submissions, pristine, settings, args.jobs)

@@ -49,6 +49,10 @@ MAX_TABLE_BYTES = 16 * 2**20      # Q_Table's own cap on a table file
 MAX_TABLES = 4
 UNPRIVILEGED = "nobody"
 PROBE_SECONDS = 30
+# The children running now (their process groups), so that an interrupted grader ends them.
+_RUNNING: set[int] = set()
+_RUNNING_LOCK = threading.Lock()
+_STOPPED = threading.Event()
 # The probe reports the child's account, Python, network interfaces and whether it can write
 # outside and inside its box, to confirm that what an isolation promises is really on (and that
 # the child runs the grader's own Python, not whatever another account finds under that name).
@@ -253,9 +257,13 @@ def _environment(home: Path, box: Path) -> dict[str, str]:
 
 def _run(command: list[str], cwd: Path, env: dict[str, str], limits: Limits) -> Outcome:
     start = time.monotonic()
-    child = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             start_new_session=True, close_fds=True)
+    with _RUNNING_LOCK:
+        if _STOPPED.is_set():            # a worker that was about to start when Ctrl-C came
+            raise RuntimeError("the grading was stopped")
+        child = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 start_new_session=True, close_fds=True)
+        _RUNNING.add(child.pid)
     tails = [_Tail(child.stdout, limits.output), _Tail(child.stderr, limits.output)]
     timed_out = False
     try:
@@ -265,10 +273,21 @@ def _run(command: list[str], cwd: Path, env: dict[str, str], limits: Limits) -> 
     finally:
         _kill_group(child.pid)
         child.wait()
+        with _RUNNING_LOCK:
+            _RUNNING.discard(child.pid)
     for tail in tails:
         tail.join()
     return Outcome(child.returncode, timed_out, time.monotonic() - start,
                    tails[0].text(), tails[1].text(), None)
+
+
+def stop_all() -> None:
+    """Kill every child running now (Ctrl-C: a child has a session of its own, so the terminal's
+    interrupt never reaches it)."""
+    with _RUNNING_LOCK:
+        _STOPPED.set()
+        for group in list(_RUNNING):
+            _kill_group(group)
 
 
 def _kill_group(group: int) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import signal
 import stat
 import subprocess
 import sys
@@ -313,6 +314,30 @@ def test_the_page_escapes_what_students_control_and_holds_the_plot(graded):
 
 def test_the_files_to_grade_are_the_ones_with_stubs(exercise):
     assert submissions.editable_files(read_tree(exercise)) == EDITABLE
+
+
+def test_an_empty_folder_against_the_version_handed_out(exercise, tmp_path):
+    (tmp_path / "nobody-wrote-anything").mkdir()
+    done = run_grader(["nobody-wrote-anything", "--exercise", str(exercise), "--out", "out"],
+                      tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    with open(tmp_path / "out" / report.CSV_NAME, newline="", encoding="utf-8") as stream:
+        [row] = list(csv.DictReader(stream))
+    assert row["status"] == "graded" and verdicts(row)[:3] == ["not written"] * 3, row
+    assert verdicts(row)[3:] == ["not attempted"] * 2
+    assert row["note"].startswith("none of the files to grade was found")
+
+
+def test_ctrl_c_stops_the_grading_and_its_children(tmp_path):
+    write_folder(tmp_path / "stuck", appended(solved(("AI_Agent.py",)), "AI_Agent.py", HANG))
+    grader = subprocess.Popen([sys.executable, str(GRADE), "stuck", "--timeout", "300"],
+                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(6)                   # well into the check of the stuck submission
+    grader.send_signal(signal.SIGINT)
+    started = time.monotonic()
+    grader.communicate(timeout=60)
+    assert grader.returncode == 130 and time.monotonic() - started < 10
+    assert not (tmp_path / "grading-report" / report.CSV_NAME).exists()
 
 
 def test_bad_arguments_are_one_line_and_status_2(tmp_path):

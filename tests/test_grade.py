@@ -272,6 +272,8 @@ def test_the_hanging_one_is_stopped_at_the_time_limit(graded):
 def test_megabytes_of_output_change_nothing(graded):
     rows = graded.rows
     assert verdicts(rows["judy<script>"]) == ALL_PASS
+    log = (graded.report / "logs" / "10-judy_script_.txt").read_text(encoding="utf-8")
+    assert len(log) < 20_000 and "bytes left out" in log
 
 
 def test_files_deleted_by_a_submission_change_no_other_row(graded):

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
 from tools import make_exercise  # noqa: E402
-from tools.grading.report import Context, write_report  # noqa: E402
+from tools.grading.report import Context, plural, write_report  # noqa: E402
 from tools.grading.results import Row, make_row  # noqa: E402
 from tools.grading.sandbox import (  # noqa: E402
     Limits, Settings, detect_isolation, run_submission, stop_all)
@@ -182,8 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     context = Context("Exercise grades", datetime.now().strftime("%Y-%m-%d %H:%M"),
                       isolation.describe(), describe_limits(limits), tuple(unavailable))
     written = write_report(rows, out, context)
-    print(f"Graded {len(rows)} submissions in {time.monotonic() - started:.0f} s; the report: "
-          + ", ".join(str(path) for path in written))
+    print(f"Graded {plural(len(rows), 'submission')} in {time.monotonic() - started:.0f} s; "
+          "the report: " + ", ".join(str(path) for path in written))
     print(f"Isolation: {isolation.describe()}.")
     return 0
 

@@ -1,9 +1,10 @@
 """The class report: ``report.csv``, ``report.html`` and ``results.png``, written atomically.
 
-Contract: ``write_report(rows, folder, context)`` writes the three files into ``folder``, and
-each measured table into ``folder/tables/`` (``NN-name-X.pth``, to play or measure again), each
-through a temporary file in the same folder and ``os.replace``, so a reader sees
-either the previous file or the complete new one. ``table(rows)`` is the report's table: one row
+Contract: ``write_report(rows, folder, context)`` writes the three files into ``folder``, each
+measured table into ``folder/tables/`` (``NN-name-X.pth``, to play or measure again) and what
+each check printed into ``folder/logs/`` (``NN-name.txt``), every file through a temporary file
+in the same folder and ``os.replace``, so a reader sees either the previous file or the complete
+new one. ``table(rows)`` is the report's table: one row
 per submission with the columns ``COLUMNS`` -- each piece's verdict; the exact wins / losses /
 draws of the trained X against ``random`` and ``advanced`` and whether it is unbeatable; the same
 for O when piece 4 passed; the seconds the check took; a note. The HTML page holds the same table
@@ -35,7 +36,7 @@ COLUMNS = (["name", "status"] + [f"piece {n}" for n in PIECE_NUMBERS]
 # A spreadsheet runs a cell that starts with one of these as a formula.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 PLOT_LABEL = 32                  # characters of a name shown in the plot
-TABLES_FOLDER = "tables"
+TABLES_FOLDER, LOGS_FOLDER = "tables", "logs"
 SAFE_NAME = 40                   # characters of a name in a table's file name
 _UNSAFE_IN_FILE_NAME = re.compile(r"[^A-Za-z0-9._-]|^\.+")
 
@@ -76,21 +77,30 @@ def write_report(rows: list[Row], folder: Path, context: Context) -> list[Path]:
              HTML_NAME: html_page(cells, context, plot).encode("utf-8"),
              PLOT_NAME: plot}
     folder = Path(folder)
-    # A submission may have deleted what it could reach; the report is written all the same.
-    (folder / TABLES_FOLDER).mkdir(parents=True, exist_ok=True)
-    for path, data in table_files(rows).items():
-        atomic_write(folder / TABLES_FOLDER / path, data)
+    for subfolder, extra in ((TABLES_FOLDER, table_files(rows)), (LOGS_FOLDER, log_files(rows))):
+        # A submission may have deleted what it could reach; the report is written all the same.
+        (folder / subfolder).mkdir(parents=True, exist_ok=True)
+        for name, data in extra.items():
+            atomic_write(folder / subfolder / name, data)
     return [atomic_write(folder / name, data) for name, data in files.items()]
 
 
+def file_stem(number: int, row: Row) -> str:
+    """``NN-name``: the row's number and its name made safe for a file name."""
+    return f"{number:02d}-{_UNSAFE_IN_FILE_NAME.sub('_', row.name)[:SAFE_NAME] or 'submission'}"
+
+
 def table_files(rows: list[Row]) -> dict[str, bytes]:
-    """The measured tables by file name: ``NN-name-X.pth``, the name made safe for a file."""
-    files = {}
-    for number, row in enumerate(rows, start=1):
-        safe = _UNSAFE_IN_FILE_NAME.sub("_", row.name)[:SAFE_NAME] or "submission"
-        for side, data in sorted(row.tables.items()):
-            files[f"{number:02d}-{safe}-{side}.pth"] = data
-    return files
+    """The measured tables by file name: ``NN-name-X.pth``."""
+    return {f"{file_stem(number, row)}-{side}.pth": data
+            for number, row in enumerate(rows, start=1)
+            for side, data in sorted(row.tables.items())}
+
+
+def log_files(rows: list[Row]) -> dict[str, bytes]:
+    """What each check printed (its first and last bytes) by file name: ``NN-name.txt``."""
+    return {f"{file_stem(number, row)}.txt": row.output.encode("utf-8")
+            for number, row in enumerate(rows, start=1)}
 
 
 def atomic_write(path: Path, data: bytes) -> Path:
@@ -142,7 +152,8 @@ def html_page(cells: list[list[str]], context: Context, plot: bytes) -> str:
     lines = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f"<title>{escape(context.title)}</title><style>{STYLE}</style></head><body>",
              f"<h1>{escape(context.title)}</h1>",
-             f"<p>{len(cells)} submissions, graded {escape(context.when)}.</p><ul>"]
+             f"<p>{plural(len(cells), 'submission')}, graded {escape(context.when)}; what each "
+             f"check printed is in {LOGS_FOLDER}/.</p><ul>"]
     lines += [f"<li><b>{escape(label)}:</b> {escape(text)}</li>" for label, text in facts]
     lines += ["</ul><table><thead><tr>"
               + "".join(f"<th>{escape(column)}</th>" for column in COLUMNS)
@@ -153,6 +164,10 @@ def html_page(cells: list[list[str]], context: Context, plot: bytes) -> str:
               f'<p><img alt="The trained X of each submission against random and advanced" '
               f'src="data:image/png;base64,{image}"></p>', "</body></html>"]
     return "\n".join(lines) + "\n"
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _html_cell(column: str, cell: str) -> str:

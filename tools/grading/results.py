@@ -68,6 +68,7 @@ class Row:
     messages: dict[int, str] = field(default_factory=dict)
     measures: dict[str, Measure] = field(default_factory=dict)    # "X" / "O"
     tables: dict[str, bytes] = field(default_factory=dict)        # the measured tables' bytes
+    output: str = ""            # the first and last bytes the check printed, for the teacher
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
 
@@ -84,7 +85,8 @@ def one_line(text: object, limit: int = MAX_MESSAGE) -> str:
 
 def make_row(submission: Submission, outcome: Outcome, limits: Limits) -> Row:
     """The row of ``submission`` from the ``outcome`` of its child; see the module docstring."""
-    row = Row(submission.name, GRADED, seconds=outcome.seconds, notes=list(submission.notes))
+    row = Row(submission.name, GRADED, seconds=outcome.seconds, notes=list(submission.notes),
+              output=f"--- stdout ---\n{outcome.stdout}\n--- stderr ---\n{outcome.stderr}\n")
     if outcome.timed_out:
         row.status = "timed out"
         row.notes.append(f"still running after {limits.seconds:g} s: stopped")

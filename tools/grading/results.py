@@ -91,16 +91,18 @@ def make_row(submission: Submission, outcome: Outcome, limits: Limits) -> Row:
         row.status = "timed out"
         row.notes.append(f"still running after {limits.seconds:g} s: stopped")
         return row
+    # The box's path says nothing to a teacher (and is gone): messages name "its copy" instead.
+    private = (lambda text: text.replace(outcome.box, "(its copy)")) if outcome.box else str
     try:
         result = parse_result(outcome.result)
     except ResultError as problem:
         row.status, reason = failure_status(outcome)
-        row.notes.append(f"{problem}; {reason}" if reason else str(problem))
+        row.notes.append(private(f"{problem}; {reason}" if reason else str(problem)))
         return row
     for piece in result["pieces"]:
         row.verdicts[piece["number"]] = piece["verdict"]
         if piece["verdict"] != "passed" and piece["message"]:
-            row.messages[piece["number"]] = piece["message"]
+            row.messages[piece["number"]] = private(piece["message"])
     for side in ("X", "O"):
         if side == "O" and row.verdicts.get(O_PIECE) != "passed":
             continue

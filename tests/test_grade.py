@@ -180,7 +180,7 @@ class Graded:
     rows: dict[str, dict[str, str]]           # by name, as the CSV has them
     report: Path
     canary: Path                              # a folder of the teacher's that one tries to delete
-    mark: Path                                # written by a process that must not outlive its check
+    mark: Path                                # written by a process that must die with its check
     attacked: Path                            # the hand-in folder the hostile one overwrites
     attacked_before: dict[str, bytes]
 
@@ -215,8 +215,8 @@ def sealed(done: subprocess.CompletedProcess) -> bool:
 
 
 def test_every_submission_has_its_row(graded):
-    assert list(graded.rows) == ["mallory", "oscar", "alice", "bob", "carol", "frank", "grace", "heidi",
-                          "ivan", "judy<script>", "erin", "dave"]
+    assert list(graded.rows) == ["mallory", "oscar", "alice", "bob", "carol", "frank", "grace",
+                                 "heidi", "ivan", "judy<script>", "erin", "dave"]
     assert "Isolation:" in graded.done.stdout
 
 

@@ -110,32 +110,26 @@ def piece_line(number: int, result: dict) -> str:
 
 
 def train_and_measure(side: str, folder: Path) -> dict:
-    """Train the student's agent for ``side`` with their main, then measure it exactly."""
+    """Train the student's agent for ``side`` with their main and measure it exactly (both in a
+    child process: this one never runs the student's code)."""
     table = folder / f"{side}.pth"
     result = run_child(["--train", side, "--table", str(table), "--seconds", str(TRAIN_SECONDS)],
                        TRAIN_SECONDS + GRACE_SECONDS)
     if result["verdict"] != PASSED:
         print(f"Training your {side} with your main: {result['verdict']} -- {result['message']}")
         return result
-    from AI_Agent import AI_Agent  # only now: the pieces it holds have passed
-    from Learning_Curves import exact_results
-    from Solver import worst_case
-    agent = AI_Agent(1 if side == "X" else -1, Q_table_PATH=str(table), train=False)
     result["table"] = str(table)
-    result["exact"] = exact_results(agent)
-    value, line = worst_case(agent)
-    result["unbeatable"] = value >= 0
-    print(measurement_line(side, result, line), flush=True)
+    print(measurement_line(side, result), flush=True)
     return result
 
 
-def measurement_line(side: str, result: dict, line) -> str:
+def measurement_line(side: str, result: dict) -> str:
     how = (f"after {result['episodes']:,} episodes of your main against {result['opponent']}"
            + (f" (stopped after {TRAIN_SECONDS} s)" if result["stopped"] else ""))
     numbers = "; ".join(f"vs {name} wins {w:.2%}, losses {l:.2%}, draws {d:.2%}"
                         for name, (w, l, d) in result["exact"].items())
     beaten = ("unbeatable" if result["unbeatable"] else
-              "can be beaten, e.g. by " + " ".join(f"{r},{c}" for r, c in line))
+              "can be beaten, e.g. by " + " ".join(f"{r},{c}" for r, c in result["line"]))
     return f"Your {side} {how}, exact: {numbers}; {beaten}"
 
 

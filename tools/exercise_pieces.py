@@ -1,25 +1,34 @@
-"""The exercise: its pieces, and the instructions that take the place of each solution.
+"""The exercise: its pieces, the contract that takes the place of each solution, and the hints.
 
 The solved code is the only source. Inside a function, a solution is marked like this::
 
     def epsilon_greedy(self, epoch):
-        \"\"\"(the contract stays)\"\"\"
+        \"\"\"(the docstring stays)\"\"\"
         # [exercise piece 1: epsilon_greedy] solution begins
         ...the solution...
         # [exercise piece 1] solution ends
 
 ``tools/make_exercise.py`` writes the students' version: every marked solution becomes the
-instructions below (English, then Hebrew) as comments and a ``raise NotImplementedError`` whose
-message names the piece. ``check.py`` grades the pieces in the same order, with the titles below.
+contract below (what goes in, what comes out, the course's names; English, then Hebrew) as a few
+comment lines and a ``raise NotImplementedError`` whose message names the piece. The how-to lives
+in ``HINTS``, one step at a time: ``python check.py --hint N`` shows the next one
+(``next_hint``). ``check.py`` grades the pieces in the same order, with the titles below.
+
+The students get this file, so nothing here may show a solution: contracts and hints say what to
+compute and where to look, never the code.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 # Every stub's message starts with this; the students' tests skip a test that runs into one.
 STUB_PREFIX = "Exercise piece"
 SELF_CHECK = "python check.py"
+# Where next_hint remembers how many hints of each piece a student has seen (in their folder).
+HINTS_FILE = ".check_hints.json"
 
 
 @dataclass(frozen=True)
@@ -28,23 +37,24 @@ class Piece:
     number: int
     title: str          # what the student writes, in a few words
     required: bool      # decides the self-check's exit status (a bonus piece only with --all)
+    points: int = 0     # its weight in GitHub Classroom's autograding
 
 
+# Required pieces make 100 points; the bonus pieces add 20 on top.
 PIECES = (
-    Piece(1, "AI_Agent.epsilon_greedy, the exploration schedule", True),
-    Piece(2, "MC_Trainer.Generate_episode, one game as a list of learning steps", True),
-    Piece(3, "MC_Trainer.main, the Monte Carlo update loop", True),
-    Piece(4, "bonus: Generate_episode and main for an agent that plays O", False),
+    Piece(1, "AI_Agent.epsilon_greedy, the exploration schedule", True, 30),
+    Piece(2, "MC_Trainer.Generate_episode, one game as a list of learning steps", True, 30),
+    Piece(3, "MC_Trainer.main, the Monte Carlo update loop", True, 40),
+    Piece(4, "bonus: Generate_episode and main for an agent that plays O", False, 10),
     Piece(5, "bonus: SARSA and Q-learning (Episode.learning_steps and the two updates), and "
-             "Nim's Q-learning", False),
+             "Nim's Q-learning", False, 10),
 )
 
 
 @dataclass(frozen=True)
 class Instructions:
-    """What replaces one marked solution: which piece it belongs to, the function the student
-    writes, and the instructions in English and in Hebrew (paragraphs separated by blank lines;
-    they say what to write, the contract and a hint -- never the solution)."""
+    """What replaces one marked solution: its piece, the function the student writes, and its
+    contract in English and in Hebrew (a few lines each: inputs, output, the course's names)."""
     piece: int
     function: str
     english: str
@@ -61,431 +71,316 @@ INSTRUCTIONS = {
         piece=1,
         function="AI_Agent.epsilon_greedy",
         english="""
-Return epsilon, the probability that get_action plays a random legal move instead of the
-greedy one, for the episode number `epoch` (0 is the first episode).
-
-Contract: epsilon starts at EPSILON_START (1.0: every move is random) and comes down to
-EPSILON_FINAL (0.01), never below it and never up again. Choose one schedule: linear -- a
-straight line from 1.0 at episode 0 to 0.01 at episode self.decay_epochs (100,000 unless a
-trainer sets it), then 0.01 for good; or exponential -- 0.01 + (1.0 - 0.01) * exp(-epoch / tau)
-with a time constant tau such as self.decay_epochs / 5. (self.epsilon_schedule names the one a
-trainer asks for, "linear" or "exp", if you want to offer both.) Optional: epoch None means
-training is over; return 0.01 then.
-
-Hint: first work out by hand what epsilon must be at episodes 0, 50,000 and 100,000; the
-constants at the top of this file are all the numbers you need.
+Return epsilon, the chance that get_action explores, at episode `epoch` (0 is the first; None:
+training is over). From EPSILON_START (1.0) it falls to EPSILON_FINAL (0.01) by episode
+self.decay_epochs and stays: never below it, never up again. Linear or exponential, as in the
+docstring (self.epsilon_schedule names the one asked for).
 """,
         hebrew="""
-החזירו את אפסילון -- ההסתברות ש-get_action ישחק מהלך חוקי אקראי במקום המהלך החמדני -- עבור
-אפיזודה מספר epoch (0 היא האפיזודה הראשונה).
-
-החוזה: אפסילון מתחיל ב-EPSILON_START (1.0: כל מהלך אקראי) ויורד עד EPSILON_FINAL (0.01), אף
-פעם לא מתחתיו ואף פעם לא עולה שוב. בחרו לוח זמנים אחד: ליניארי -- קו ישר מ-1.0 באפיזודה 0 עד
-0.01 באפיזודה self.decay_epochs (100,000 אלא אם המאמן קובע אחרת), ואחר כך 0.01 תמיד; או
-מעריכי -- 0.01 + (1.0 - 0.01) * exp(-epoch / tau) עם קבוע זמן tau, למשל self.decay_epochs / 5.
-(self.epsilon_schedule אומר איזה מהם המאמן ביקש, "linear" או "exp", אם תרצו לממש את שניהם.)
-רשות: epoch שהוא None פירושו שהאימון נגמר; החזירו אז 0.01.
-
-רמז: חשבו קודם ביד מה צריך להיות אפסילון באפיזודות 0, 50,000 ו-100,000; הקבועים בראש הקובץ
-הם כל המספרים שצריך.
+החזירו את אפסילון, ההסתברות ש-get_action יחקור, באפיזודה `epoch` (0 היא הראשונה; None: האימון
+נגמר). מ-EPSILON_START (1.0) הוא יורד עד EPSILON_FINAL (0.01) באפיזודה self.decay_epochs ונשאר:
+לא מתחתיו ולא עולה שוב. ליניארי או מעריכי, כמו בתיעוד (self.epsilon_schedule אומר איזה התבקש).
 """),
     "Generate_episode": Instructions(
         piece=2,
         function="MC_Trainer.Generate_episode",
         english="""
-Play one game of `player` (the learner, player1) against player2 from the empty board State(),
-and return it as the list that the Monte Carlo update reads.
-
-Contract: one learning step is the learner's move plus the opponent's reply (the opponent is
-part of the environment). For each step append (state, action, reward): `state` is the position
-BEFORE the learner's move (state.copy()); `action` is the learner's move, from
-player.get_action(state=state, epoch=epoch) -- pass the epoch, so that it explores with this
-episode's epsilon; `reward` is the reward that env.next_state gives for the position where the
-step ends (X's point of view): after the opponent's reply, or after the learner's own move when
-that move ended the game. The opponent replies with player2.get_action(state=...) only while
-the game goes on (env.end_of_game(...) says when it is over). When the game is over, append the
-final position as a one-element tuple (state,) and return the list.
-
-Hint: one loop over the learner's turns; in each, env.next_state for the learner's move and,
-if the game goes on, once more for the reply.
-
-Bonus (piece 4): make it work for a learner that plays O too (player.player == -1): then X,
-player2, moves first, and the learner's first step starts from the position after X's move.
+Play a game of `player` (the learner, player1) against player2 in env from State(); return
+[(state, action, reward), ..., (final_state,)]: per move of the learner, a copy of the position
+before it, its move (player.get_action(state=state, epoch=epoch)), X's reward after the reply
+(or after the move, if that ended the game).
 """,
         hebrew="""
-שחקו משחק אחד של `player` (הלומד, player1) נגד player2 מהלוח הריק State(), והחזירו אותו כרשימה
-שעדכון מונטה-קרלו קורא.
-
-החוזה: צעד למידה אחד הוא המהלך של הלומד ועוד התשובה של היריב (היריב הוא חלק מהסביבה). לכל צעד
-הוסיפו (state, action, reward): `state` הוא המצב שלפני המהלך של הלומד (state.copy()); `action`
-הוא המהלך של הלומד, מ-player.get_action(state=state, epoch=epoch) -- העבירו את epoch, כדי שיחקור
-עם האפסילון של האפיזודה הזו; `reward` הוא התגמול ש-env.next_state נותן למצב שבו הצעד נגמר
-(מנקודת המבט של X): אחרי התשובה של היריב, או אחרי המהלך של הלומד עצמו אם המהלך הזה סיים את
-המשחק. היריב עונה עם player2.get_action(state=...) רק כל עוד המשחק נמשך (env.end_of_game(...)
-אומר מתי נגמר). כשהמשחק נגמר, הוסיפו את המצב הסופי כזוג בן איבר אחד (state,) והחזירו את
-הרשימה.
-
-רמז: לולאה אחת על התורות של הלומד; בכל תור env.next_state למהלך של הלומד, ואם המשחק נמשך, עוד
-פעם אחת לתשובה.
-
-בונוס (חלק 4): גרמו לזה לעבוד גם ללומד שמשחק O (player.player == -1): אז X, player2, משחק
-ראשון, והצעד הראשון של הלומד מתחיל מהמצב שאחרי המהלך של X.
+שחקו משחק אחד של `player` (הלומד, player1) נגד player2 בסביבה env מ-State(); החזירו
+[(state, action, reward), ..., (final_state,)]: לכל מהלך של הלומד, עותק של המצב שלפניו, המהלך
+(player.get_action(state=state, epoch=epoch)) והתגמול של X אחרי התשובה של היריב (או אחרי
+המהלך, אם הוא סיים את המשחק).
 """),
     "main": Instructions(
         piece=3,
         function="MC_Trainer.main",
         english="""
-Train player1 by Monte Carlo control for `epochs` episodes, then save it and test it.
-
-Contract: for each episode number epoch in range(epochs), get an episode from
-Generate_episode(player1, epoch) and take its final tuple off (episode.pop()). Then walk the
-steps BACKWARDS with a return G that starts at 0: at each step G = gamma * G + reward, and the
-value of the step's (state, action) moves a fraction alpha of the way towards G:
-Q <- Q + alpha * (G - Q). Read a value with player1.Q.get((state, action), 0) (a pair never
-seen is worth 0) and write it with player1.Q[(state, action)] = .... After the last episode,
-save the table with player1.save_Q(PATH) and call test(100).
-
-Hint: reversed(...) walks a list backwards. Check by hand on a two-step episode won by your
-agent: the last step's G is 1, the first step's is gamma.
-
-Bonus (piece 4): when player1 plays O (player1.player == -1) the rewards in the episode are
-still X's, so a win for O is -1: negate them before they go into G.
+Train player1 for `epochs` episodes, Generate_episode(player1, epoch) each, then call
+player1.save_Q(PATH) and test(100). An episode's last item, (final_state,), is no step; walk the
+steps backwards with the return G = gamma * G + reward and pull each player1.Q[(state, action)]
+(a pair never seen is 0) towards it: Q <- Q + alpha * (G - Q).
 """,
         hebrew="""
-אמנו את player1 בבקרת מונטה-קרלו במשך `epochs` אפיזודות, ואז שמרו ובדקו אותו.
-
-החוזה: לכל מספר אפיזודה epoch ב-range(epochs), קבלו אפיזודה מ-Generate_episode(player1, epoch)
-והסירו ממנה את הזוג הסופי (episode.pop()). אחר כך עברו על הצעדים מהסוף להתחלה עם תשואה G
-שמתחילה ב-0: בכל צעד G = gamma * G + reward, והערך של (state, action) של הצעד זז חלק alpha
-מהדרך אל G: Q <- Q + alpha * (G - Q). קראו ערך עם player1.Q.get((state, action), 0) (זוג שלא
-נראה מעולם שווה 0) וכתבו אותו עם player1.Q[(state, action)] = .... אחרי האפיזודה האחרונה שמרו
-את הטבלה עם player1.save_Q(PATH) וקראו ל-test(100).
-
-רמז: reversed(...) עובר על רשימה מהסוף להתחלה. בדקו ביד על אפיזודה של שני צעדים שהסוכן שלכם
-ניצח בה: ה-G של הצעד האחרון הוא 1, של הצעד הראשון gamma.
-
-בונוס (חלק 4): כש-player1 משחק O (player1.player == -1) התגמולים באפיזודה הם עדיין של X, אז
-ניצחון של O הוא -1: הפכו את הסימן שלהם לפני שהם נכנסים ל-G.
+אמנו את player1 במשך `epochs` אפיזודות, Generate_episode(player1, epoch) לכל אחת, ואז קראו
+ל-player1.save_Q(PATH) ול-test(100). הפריט האחרון באפיזודה, (final_state,), אינו צעד; עברו על
+הצעדים מהסוף להתחלה עם התשואה G = gamma * G + reward וקרבו אליה כל player1.Q[(state, action)]
+(זוג שלא נראה שווה 0): Q <- Q + alpha * (G - Q).
 """),
     "learning_steps": Instructions(
         piece=5,
         function="Episode.learning_steps",
         english="""
-Cut a game that was already played into the learner's steps: the same episode format that
-Generate_episode returns (piece 2). The SARSA and Q-learning trainers and self-play read it.
-
-Contract: `moves` holds every move of the game in order, as (position before the move, the
-move, its reward from X's point of view); `side` is the learner (1 X, -1 O). Return one step
-(state, action, reward) per move of the learner: the position before that move, the move, and
-the reward of the whole step -- the learner's move plus the opponent's reply. A move of the
-opponent before the learner's first one (X's first move, when the learner plays O) belongs to
-no step. End the list with the final position as a one-element tuple (final,).
-
-Hint: walk the moves once, keeping the steps in a list, and think about where the reward of the
-opponent's reply has to go.
+Cut a played game into the steps of the learner `side` (1 X, -1 O), the format Generate_episode
+returns: `moves` holds every move as (position before it, the move, X's reward). Return one
+(state, action, reward) per move of the learner, the reward summed over its move and the reply
+(a move before the learner's first belongs to no step), then (final,).
 """,
         hebrew="""
-חתכו משחק ששוחק כבר לצעדים של הלומד: אותו פורמט אפיזודה ש-Generate_episode מחזיר (חלק 2). המאמנים
-של SARSA ושל Q-learning ומשחק עצמי קוראים אותו.
-
-החוזה: `moves` מכיל את כל המהלכים של המשחק לפי הסדר, כ-(המצב שלפני המהלך, המהלך, התגמול שלו
-מנקודת המבט של X); `side` הוא הלומד (1 ל-X, -1 ל-O). החזירו צעד אחד (state, action, reward) לכל
-מהלך של הלומד: המצב שלפני המהלך, המהלך, והתגמול של הצעד כולו -- המהלך של הלומד ועוד התשובה של
-היריב. מהלך של היריב לפני המהלך הראשון של הלומד (המהלך הראשון של X כשהלומד משחק O) לא שייך לאף
-צעד. סיימו את הרשימה במצב הסופי כזוג בן איבר אחד (final,).
-
-רמז: עברו על המהלכים פעם אחת, שמרו את הצעדים ברשימה, וחשבו לאן צריך ללכת התגמול של התשובה של
-היריב.
+חתכו משחק ששוחק לצעדים של הלומד `side` (1 ל-X, -1 ל-O), בפורמט ש-Generate_episode מחזיר:
+`moves` מכיל כל מהלך כ-(המצב שלפניו, המהלך, התגמול של X). החזירו (state, action, reward) לכל
+מהלך של הלומד, עם סכום התגמולים של המהלך ושל התשובה (מהלך שלפני המהלך הראשון של הלומד לא שייך
+לאף צעד), ואחריהם (final,).
 """),
     "sarsa_update": Instructions(
         piece=5,
         function="SARSA_Trainer.update",
         english="""
-Apply the SARSA rule to every step of `episode`, from the first step to the last, changing Q in
-place.
-
-Contract: for a step (state, action, reward) the target is the learner's reward -- side * reward,
-since the rewards are X's -- plus, unless this is the last step, gamma times Q of the NEXT
-step's (state, action): the move the learner really played next. Then Q(state, action) moves a
-fraction alpha of the way towards the target: Q + alpha * (target - Q). A pair never seen is
-worth 0 (Q.get(..., 0.0)). The episode ends with (final,), which is not a step.
-
-Hint: each step needs the step that follows it (or the end of the game); work one step out by
-hand with the numbers python check.py prints.
+For every step of `episode` (steps, then (final,)), first to last, move Q[(state, action)] (a
+pair never seen is 0) a fraction alpha towards the target: the learner's reward (side times X's
+reward) plus, unless it is the last step, gamma times Q of the next step's (state, action).
+Change Q in place.
 """,
         hebrew="""
-החילו את כלל SARSA על כל צעד של `episode`, מהצעד הראשון עד האחרון, ושנו את Q במקום.
-
-החוזה: לצעד (state, action, reward) המטרה היא התגמול של הלומד -- side * reward, כי התגמולים הם של
-X -- ועוד, אלא אם זה הצעד האחרון, gamma כפול Q של (state, action) של הצעד הבא: המהלך שהלומד באמת
-שיחק אחר כך. אז Q(state, action) זז חלק alpha מהדרך אל המטרה: Q + alpha * (target - Q). זוג שלא
-נראה מעולם שווה 0 (Q.get(..., 0.0)). האפיזודה נגמרת ב-(final,), שאינו צעד.
-
-רמז: כל צעד צריך את הצעד שבא אחריו (או את סוף המשחק); חשבו צעד אחד ביד עם המספרים ש-python
-check.py מדפיס.
+לכל צעד של `episode` (צעדים, ואחריהם (final,)), מהראשון לאחרון, קרבו את Q[(state, action)]
+(זוג שלא נראה שווה 0) בשיעור alpha אל המטרה: התגמול של הלומד (side כפול התגמול של X) ועוד, אם
+זה לא הצעד האחרון, gamma כפול Q של (state, action) של הצעד הבא. שנו את Q במקום.
 """),
     "q_update": Instructions(
         piece=5,
         function="Q_Trainer.update",
         english="""
-Apply the Q-learning rule to every step of `episode`, from the first step to the last, changing
-Q in place.
-
-Contract: for a step (state, action, reward) the target is the learner's reward -- side * reward,
-since the rewards are X's -- plus, unless this is the last step, gamma times the LARGEST Q over
-the legal moves of the next step's state (its legal_actions()), whatever the learner then
-played. Then Q(state, action) moves a fraction alpha of the way towards the target:
-Q + alpha * (target - Q). A pair never seen is worth 0. The episode ends with (final,), which
-is not a step.
-
-Hint: the only difference from SARSA is the value of the next position; compare the two on the
-same episode by hand.
+As SARSA_Trainer.update, but the value of the next step is the largest Q over the legal actions
+of its state (state.legal_actions()), whatever the learner played there. Change Q in place.
 """,
         hebrew="""
-החילו את כלל Q-learning על כל צעד של `episode`, מהצעד הראשון עד האחרון, ושנו את Q במקום.
-
-החוזה: לצעד (state, action, reward) המטרה היא התגמול של הלומד -- side * reward, כי התגמולים הם של
-X -- ועוד, אלא אם זה הצעד האחרון, gamma כפול ה-Q הגדול ביותר על המהלכים החוקיים של המצב של הצעד
-הבא (legal_actions() שלו), לא משנה מה הלומד שיחק אחר כך. אז Q(state, action) זז חלק alpha מהדרך
-אל המטרה: Q + alpha * (target - Q). זוג שלא נראה מעולם שווה 0. האפיזודה נגמרת ב-(final,), שאינו
-צעד.
-
-רמז: ההבדל היחיד מ-SARSA הוא הערך של המצב הבא; השוו ביד את שניהם על אותה אפיזודה.
+כמו SARSA_Trainer.update, אבל הערך של הצעד הבא הוא ה-Q הגדול ביותר על המהלכים החוקיים של המצב
+שלו (state.legal_actions()), לא משנה מה הלומד שיחק שם. שנו את Q במקום.
 """),
     "get_q_value": Instructions(
         piece=5,
         function="NimAI.get_q_value",
         english="""
-Return the Q-value of `action` in `state`, or 0 if that pair has no value yet.
-
-Contract: the keys of self.q are (tuple(state), action); `state` may come as a list of pile
-sizes.
-
-Hint: a list cannot be a dictionary key, a tuple can.
+Return the value self.q holds for (tuple(state), action), or 0 if it holds none; `state` may
+come as a list of pile sizes.
 """,
         hebrew="""
-החזירו את ערך ה-Q של `action` במצב `state`, או 0 אם לזוג הזה אין עדיין ערך.
-
-החוזה: המפתחות של self.q הם (tuple(state), action); `state` יכול להגיע כרשימה של גדלי ערימות.
-
-רמז: רשימה לא יכולה להיות מפתח במילון, tuple יכול.
+החזירו את הערך ש-self.q מחזיק עבור (tuple(state), action), או 0 אם אין; `state` יכול להגיע
+כרשימה של גדלי ערימות.
 """),
     "update_q_value": Instructions(
         piece=5,
         function="NimAI.update_q_value",
         english="""
-Store the new Q-value of `action` in `state` in self.q, by the rule in the docstring: a step of
-size self.alpha from old_q towards the new estimate, reward + future_rewards.
-
-Contract: the key is (tuple(state), action); nothing else in self.q changes.
-
-Hint: with alpha 0.5, old_q 0.2, reward 0 and future_rewards 0.6 the new value is 0.4.
+Store under (tuple(state), action) in self.q the value the docstring gives: old_q moved a step
+self.alpha towards reward + future_rewards. Nothing else in self.q changes.
 """,
         hebrew="""
-שמרו ב-self.q את ערך ה-Q החדש של `action` במצב `state`, לפי הכלל שבתיעוד: צעד בגודל self.alpha
-מ-old_q אל ההערכה החדשה, reward + future_rewards.
-
-החוזה: המפתח הוא (tuple(state), action); שום דבר אחר ב-self.q לא משתנה.
-
-רמז: עם alpha 0.5, old_q 0.2, reward 0 ו-future_rewards 0.6 הערך החדש הוא 0.4.
+שמרו ב-self.q תחת (tuple(state), action) את הערך שהתיעוד נותן: old_q שזז צעד בגודל self.alpha
+אל reward + future_rewards. שום דבר אחר ב-self.q לא משתנה.
 """),
     "best_future_reward": Instructions(
         piece=5,
         function="NimAI.best_future_reward",
         english="""
-Return the best Q-value that any available action has in `state`.
-
-Contract: consider every action of Nim.available_actions(state); an action with no Q-value yet
-counts as 0; when no action is available (the game is over) the answer is 0.
-
-Hint: if every known action is worth less than 0 but some action is still unknown, the answer
-is 0.
+Return the largest Q-value among the actions available in `state` (Nim.available_actions), an
+action with no value yet counting 0; 0 when no action is left.
 """,
         hebrew="""
-החזירו את ערך ה-Q הטוב ביותר שיש לפעולה זמינה כלשהי במצב `state`.
-
-החוזה: התחשבו בכל הפעולות של Nim.available_actions(state); פעולה שאין לה עדיין ערך Q נחשבת 0;
-כשאין אף פעולה זמינה (המשחק נגמר) התשובה היא 0.
-
-רמז: אם כל פעולה מוכרת שווה פחות מ-0 אבל יש פעולה שעדיין לא מוכרת, התשובה היא 0.
+החזירו את ערך ה-Q הגדול ביותר מבין הפעולות הזמינות ב-`state` (Nim.available_actions), כשפעולה
+בלי ערך נחשבת 0; 0 כשלא נשארה אף פעולה.
 """),
     "choose_action": Instructions(
         piece=5,
         function="NimAI.choose_action",
         english="""
-Choose an action in `state`.
-
-Contract: with `epsilon` false, return the available action with the largest Q-value (an
-unknown one counts 0; break ties at random). With `epsilon` true, return a random available
-action with probability self.epsilon, otherwise that best action. Raise ValueError when no
-action is available.
-
-Hint: random.random() < self.epsilon decides whether to explore; self._best_actions (yours to
-write too, just below) gives the best-valued actions.
+Return an action available in `state`: with `epsilon` false, one with the largest Q-value
+(unknown ones count 0); with `epsilon` true, a random available action with probability
+self.epsilon and such a best one otherwise.
 """,
         hebrew="""
-בחרו פעולה במצב `state`.
-
-החוזה: כש-`epsilon` שקרי, החזירו את הפעולה הזמינה עם ערך ה-Q הגדול ביותר (פעולה לא מוכרת נחשבת
-0; שוויון נשבר באקראי). כש-`epsilon` אמיתי, החזירו פעולה זמינה אקראית בהסתברות self.epsilon,
-ואחרת את הפעולה הטובה ביותר. זרקו ValueError כשאין אף פעולה זמינה.
-
-רמז: random.random() < self.epsilon מחליט אם לחקור; self._best_actions (גם אותה אתם כותבים, ממש
-למטה) נותנת את הפעולות עם הערך הטוב ביותר.
-"""),
-    "action_probs": Instructions(
-        piece=5,
-        function="NimAI.action_probs",
-        english="""
-Return the probability of each available action under choose_action(state, epsilon): the same
-policy, stated as numbers. judge.py reads it to hold the AI to perfect play.
-
-Contract: a dict {action: probability} over every available action, summing to 1. The
-best-valued actions (self._best_actions) share the greedy part, 1 - self.epsilon, equally; with
-`epsilon` true a share self.epsilon is spread evenly over all available actions (with `epsilon`
-false that share is 0). Raise ValueError when no action is available.
-
-Hint: with 16 moves, epsilon 0.2 and one best move, the best move gets 0.8125 and each other
-0.0125.
-""",
-        hebrew="""
-החזירו את ההסתברות של כל פעולה זמינה תחת choose_action(state, epsilon): אותה מדיניות, כמספרים.
-judge.py קורא אותה כדי להשוות את ה-AI למשחק מושלם.
-
-החוזה: מילון {action: probability} על כל הפעולות הזמינות, שסכומו 1. הפעולות עם הערך הטוב ביותר
-(self._best_actions) מתחלקות שווה בשווה בחלק החמדני, 1 - self.epsilon; כש-`epsilon` אמיתי, חלק
-self.epsilon מתחלק שווה על כל הפעולות הזמינות (כש-`epsilon` שקרי החלק הזה הוא 0). זרקו ValueError
-כשאין אף פעולה זמינה.
-
-רמז: עם 16 מהלכים, epsilon 0.2 ומהלך טוב אחד, המהלך הטוב מקבל 0.8125 וכל אחד אחר 0.0125.
-"""),
-    "best_actions": Instructions(
-        piece=5,
-        function="NimAI._best_actions",
-        english="""
-Return the actions among `actions` (every move available in the position `key`, a tuple of pile
-sizes) that have the largest Q-value; an action with no Q-value yet counts as 0.
-
-Contract: a list, in the order of `actions`, with every action that ties for the largest value
-(at least one). choose_action and action_probs choose from it.
-
-Hint: find the largest value first, then keep every action that has it.
-""",
-        hebrew="""
-החזירו את הפעולות מתוך `actions` (כל המהלכים הזמינים במצב `key`, tuple של גדלי ערימות) שיש להן
-ערך ה-Q הגדול ביותר; פעולה שאין לה עדיין ערך Q נחשבת 0.
-
-החוזה: רשימה, בסדר של `actions`, עם כל פעולה ששווה לערך הגדול ביותר (לפחות אחת). choose_action
-ו-action_probs בוחרות ממנה.
-
-רמז: מצאו קודם את הערך הגדול ביותר, ואז שמרו כל פעולה שיש לה אותו.
+החזירו פעולה זמינה ב-`state`: כש-`epsilon` שקרי, אחת עם ערך ה-Q הגדול ביותר (פעולה לא מוכרת
+נחשבת 0); כש-`epsilon` אמיתי, פעולה זמינה אקראית בהסתברות self.epsilon, ואחרת פעולה טובה ביותר.
 """),
 }
 
-# The README of the students' version: this section replaces the teachers' one (found by its
-# heading), or comes right after the introduction when there is none.
-TEACHERS_HEADING = "## The exercise (for teachers)"
-STUDENTS_SECTION = """\
-## The exercise (for students)
 
-This is the students' version of the course repository. Everything runs, except the pieces you
-write; each is marked in the code by instructions (in English and in Hebrew) and a
-`raise NotImplementedError("Exercise piece N: ...")`. Replace the `raise` with your code; keep
-the function's name, arguments and docstring.
-
-| piece | where | what |
-| --- | --- | --- |
-| 1 | `AI_Agent.py`, `epsilon_greedy` | the exploration schedule |
-| 2 | `MC_Trainer.py`, `Generate_episode` | one game as a list of learning steps |
-| 3 | `MC_Trainer.py`, `main` | the Monte Carlo update loop |
-| 4 (bonus) | the same two functions | an agent that plays O (`--side O`) |
-| 5 (bonus) | `Episode.py`, `SARSA_Trainer.py`, `Q_Trainer.py` | SARSA and Q-learning |
-| 5 (bonus) | `nim/nim.py` | Nim's Q-learning (then `python nim/play.py`) |
-
-Check your work after each piece:
-
-    python check.py          # pieces 1-3 (exit status 0 when they pass), bonus pieces reported
-    python check.py --all    # the bonus pieces count too
-    python check.py --piece 2
-
-It prints one line per piece: passed, or what is wrong and a hint. Once pieces 1-3 pass it trains
-your agent briefly and prints its exact results against `random`.
-
-Before you start, play the agent you are going to build (the trained table in `Data/`):
-
-    python Game.py                   # you are O against the trained X
-
-Then train your own and play it:
-
-    python MC_Trainer.py             # saves Data/my_Q_MC_X.pth
-    python Game.py --x Data/my_Q_MC_X.pth
-    python MC_Trainer.py --side O    # after piece 4: Data/my_Q_MC_O.pth
-    python Game.py --x human --o Data/my_Q_MC_O.pth
-
-The tests (`python -m pytest -q`) skip whatever needs a piece you have not written yet, and say
-which piece.
-"""
-
-# Added to tests/conftest.py of the students' version. Two marks let a test say what it needs
-# (the solved version registers them in pytest.ini and ignores them):
-#   @pytest.mark.exercise_piece(4)  needs piece 4; skipped until python check.py passes it
-#   @pytest.mark.solved_only        checks what only the solved version does (e.g. Ctrl-C in the
-#                                   trainer's main); always skipped in the students' version
-STUDENTS_CONFTEST = r'''
-# --- The exercise ------------------------------------------------------------------------------
-# A test that needs a piece of the exercise you have not written yet is skipped, naming the
-# piece, instead of failing: `python check.py` grades the pieces themselves. That is a test that
-# runs into a piece's NotImplementedError (in this process, or in a script it runs: the traceback
-# ends with the piece's message), or one marked as needing a piece that does not pass yet.
-import re as _re
-
-_EXERCISE_STUB = _re.compile(r"(Exercise piece \d+): write ([\w.]+)")
-_PIECE_PASSES = {}
+@dataclass(frozen=True)
+class Hint:
+    """One step of the how-to for a piece, in English and in Hebrew."""
+    english: str
+    hebrew: str
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "exercise_piece(n): needs piece n of the exercise; skipped "
-                                       "until python check.py passes it")
-    config.addinivalue_line("markers", "solved_only: checks what only the teachers' solved "
-                                       "version does; skipped here")
+# The how-to, one step per hint, in the order a student needs them: the first ones point the way,
+# the later ones say more. They name the course's calls and what to compute, never the code.
+HINTS: dict[int, tuple[Hint, ...]] = {
+    1: (
+        Hint("First work out by hand what epsilon must be at episodes 0, 50,000 and 100,000 "
+             "(with the default self.decay_epochs of 100,000): the constants at the top of "
+             "AI_Agent.py are all the numbers you need.",
+             "חשבו קודם ביד מה צריך להיות אפסילון באפיזודות 0, 50,000 ו-100,000 (עם ברירת המחדל "
+             "self.decay_epochs = 100,000): הקבועים בראש AI_Agent.py הם כל המספרים שצריך."),
+        Hint("Linear: a straight line through (0, EPSILON_START) and (self.decay_epochs, "
+             "EPSILON_FINAL). The share of the decay done by episode `epoch` is epoch divided by "
+             "self.decay_epochs; epsilon has come down that share of the distance from start to "
+             "final.",
+             "ליניארי: קו ישר דרך (0, EPSILON_START) ו-(self.decay_epochs, EPSILON_FINAL). החלק "
+             "של הדעיכה שעבר עד אפיזודה `epoch` הוא epoch חלקי self.decay_epochs; אפסילון ירד "
+             "את החלק הזה מהמרחק שבין ההתחלה לסוף."),
+        Hint("Past self.decay_epochs the line would go below EPSILON_FINAL: before computing it, "
+             "return EPSILON_FINAL when epoch is None or has reached self.decay_epochs.",
+             "אחרי self.decay_epochs הקו היה יורד מתחת ל-EPSILON_FINAL: לפני החישוב, החזירו "
+             "EPSILON_FINAL כש-epoch הוא None או הגיע ל-self.decay_epochs."),
+        Hint("Exponential, if you want it too: the docstring's formula, with math.exp. Offer both "
+             "by checking self.epsilon_schedule (\"linear\" or \"exp\"); python check.py accepts "
+             "either.",
+             "מעריכי, אם תרצו גם אותו: הנוסחה שבתיעוד, עם math.exp. כדי לממש את שניהם בדקו את "
+             "self.epsilon_schedule (\"linear\" או \"exp\"); python check.py מקבל כל אחד מהם."),
+    ),
+    2: (
+        Hint("Start with an empty list and the position State(); loop while "
+             "env.end_of_game(state) is False. Each turn of the loop is one learning step: the "
+             "learner's move and, if the game goes on, the opponent's reply.",
+             "התחילו ברשימה ריקה ובמצב State(); המשיכו בלולאה כל עוד env.end_of_game(state) "
+             "שקרי. כל סיבוב של הלולאה הוא צעד למידה אחד: המהלך של הלומד, ואם המשחק נמשך, "
+             "התשובה של היריב."),
+        Hint("The learner's move: player.get_action(state=state, epoch=epoch) -- pass the epoch, "
+             "so that it explores with this episode's epsilon. env.next_state(state, action) "
+             "gives the position after it and its reward, and leaves `state` as it was.",
+             "המהלך של הלומד: player.get_action(state=state, epoch=epoch) -- העבירו את epoch, "
+             "כדי שיחקור עם האפסילון של האפיזודה הזו. env.next_state(state, action) נותן את "
+             "המצב שאחריו ואת התגמול שלו, ולא משנה את `state`."),
+        Hint("If that position is not the end (env.end_of_game), player2 replies: "
+             "player2.get_action(state=...) on it, and env.next_state once more. The step's "
+             "reward is the one after the reply; if the learner's move ended the game, the one "
+             "after the move.",
+             "אם המצב הזה אינו הסוף (env.end_of_game), player2 עונה: "
+             "player2.get_action(state=...) עליו, ועוד פעם env.next_state. התגמול של הצעד הוא "
+             "זה שאחרי התשובה; אם המהלך של הלומד סיים את המשחק, זה שאחרי המהלך."),
+        Hint("Append the step with state.copy() -- the position from before the learner's move "
+             "-- then go on from the position where the step ended. After the loop append "
+             "(state,): a tuple of one, note the comma.",
+             "הוסיפו את הצעד עם state.copy() -- המצב שלפני המהלך של הלומד -- והמשיכו מהמצב שבו "
+             "הצעד נגמר. אחרי הלולאה הוסיפו (state,): זוג בן איבר אחד, שימו לב לפסיק."),
+        Hint("Bonus piece 4: when the learner plays O (player.player == -1), X is player2 and "
+             "moves first. Play that one move before the loop, so that every step starts with "
+             "the learner to move.",
+             "בונוס, חלק 4: כשהלומד משחק O (player.player == -1), X הוא player2 ומשחק ראשון. "
+             "שחקו את המהלך הזה לפני הלולאה, כך שכל צעד מתחיל כשתור הלומד."),
+    ),
+    3: (
+        Hint("One episode for each epoch in range(epochs): Generate_episode(player1, epoch). The "
+             "names epochs, gamma, alpha, PATH and player1 are set at the top of MC_Trainer.py; "
+             "main may set epochs and alpha for itself too, as the chapter does.",
+             "אפיזודה אחת לכל epoch ב-range(epochs): Generate_episode(player1, epoch). השמות "
+             "epochs, gamma, alpha, PATH ו-player1 מוגדרים בראש MC_Trainer.py; main יכול גם "
+             "להגדיר לעצמו את epochs ואת alpha, כמו בפרק."),
+        Hint("The last item of an episode is (final_state,), not a step: take it off first "
+             "(episode.pop()).",
+             "הפריט האחרון באפיזודה הוא (final_state,), לא צעד: הסירו אותו קודם (episode.pop())."),
+        Hint("Walk the steps from the last to the first (reversed(...), or pop() until the list "
+             "is empty), with G set to 0 at the start of each episode: the last step's return is "
+             "then its own reward.",
+             "עברו על הצעדים מהאחרון לראשון (reversed(...), או pop() עד שהרשימה מתרוקנת), כש-G "
+             "מתחיל ב-0 בתחילת כל אפיזודה: התשואה של הצעד האחרון היא אז התגמול שלו עצמו."),
+        Hint("At each step first update G with the step's reward, then read the old value with "
+             "player1.Q.get((state, action), 0) and store the new one in player1.Q: the old value "
+             "moved a fraction alpha of the way to G.",
+             "בכל צעד עדכנו קודם את G בתגמול של הצעד, ואז קראו את הערך הישן עם "
+             "player1.Q.get((state, action), 0) ושמרו ב-player1.Q את החדש: הערך הישן אחרי "
+             "שזז חלק alpha מהדרך אל G."),
+        Hint("After the last episode: player1.save_Q(PATH), then test(100). Check by hand on a "
+             "two-step episode your agent won: the last step's G is 1, the first step's gamma.",
+             "אחרי האפיזודה האחרונה: player1.save_Q(PATH), ואז test(100). בדקו ביד על אפיזודה "
+             "של שני צעדים שהסוכן שלכם ניצח בה: ה-G של הצעד האחרון הוא 1, של הראשון gamma."),
+        Hint("Bonus piece 4: the rewards are X's, so for an O learner (player1.player == -1) a "
+             "win of O arrives as -1. Turn each reward into the learner's own before it goes "
+             "into G: player1.player is 1 or -1.",
+             "בונוס, חלק 4: התגמולים הם של X, אז ללומד O (player1.player == -1) ניצחון של O "
+             "מגיע כתגמול שלילי (-1). הפכו כל תגמול לתגמול של הלומד לפני שהוא נכנס ל-G: "
+             "player1.player הוא 1 או -1."),
+    ),
+    4: (
+        Hint("Piece 4 is pieces 2 and 3 again, for a learner of either side: see the last hint "
+             "of each (python check.py --hint 2, --hint 3).",
+             "חלק 4 הוא שוב חלקים 2 ו-3, ללומד של כל צד: ראו את הרמז האחרון של כל אחד "
+             "(python check.py --hint 2, --hint 3)."),
+        Hint("Generate_episode for O: X (player2) moves once from State() before your loop; "
+             "then the loop is the same. main for O: the same loop with each reward turned into "
+             "O's (player1.player times it).",
+             "Generate_episode ל-O: X (player2) משחק מהלך אחד מ-State() לפני הלולאה; אחר כך "
+             "הלולאה זהה. main ל-O: אותה לולאה, כשכל תגמול הופך לתגמול של O (player1.player "
+             "כפול התגמול)."),
+        Hint("Try it: python MC_Trainer.py --side O --out Data/my_Q_MC_O.pth, then python "
+             "Tester.py --x random --o Data/my_Q_MC_O.pth --exact.",
+             "נסו: python MC_Trainer.py --side O --out Data/my_Q_MC_O.pth, ואז python Tester.py "
+             "--x random --o Data/my_Q_MC_O.pth --exact."),
+    ),
+    5: (
+        Hint("Episode.learning_steps: walk `moves` once. A move of `side` opens a new step; the "
+             "reward of the opponent's reply that follows is added to the open step's reward. "
+             "End the list with (final,).",
+             "Episode.learning_steps: עברו על `moves` פעם אחת. מהלך של `side` פותח צעד חדש; "
+             "התגמול של התשובה של היריב שאחריו מתווסף לתגמול של הצעד הפתוח. סיימו את הרשימה "
+             "ב-(final,)."),
+        Hint("SARSA_Trainer.update: pair each step with the item after it (zip(episode, "
+             "episode[1:])). If that item is a step (three values, not (final,)), its "
+             "(state, action) is the move the learner really played next.",
+             "SARSA_Trainer.update: צרפו לכל צעד את הפריט שאחריו (zip(episode, episode[1:])). "
+             "אם הפריט הזה הוא צעד (שלושה ערכים, לא (final,)), ה-(state, action) שלו הוא המהלך "
+             "שהלומד באמת שיחק אחר כך."),
+        Hint("Q_Trainer.update: the same pairing; for the next value take the largest "
+             "Q.get((next_state, move), 0.0) over next_state.legal_actions().",
+             "Q_Trainer.update: אותו צירוף; לערך הבא קחו את ה-Q.get((next_state, move), 0.0) "
+             "הגדול ביותר על next_state.legal_actions()."),
+        Hint("Nim: the keys of self.q are (tuple(state), action), because a list cannot be a "
+             "dictionary key. get_q_value and update_q_value are one line each; "
+             "best_future_reward is a max over Nim.available_actions(state), with default=0 "
+             "for a finished game.",
+             "Nim: המפתחות של self.q הם (tuple(state), action), כי רשימה לא יכולה להיות מפתח "
+             "במילון. get_q_value ו-update_q_value הן שורה אחת כל אחת; best_future_reward הוא "
+             "max על Nim.available_actions(state), עם default=0 למשחק שנגמר."),
+        Hint("Nim's choose_action: random.random() < self.epsilon decides whether to explore "
+             "(only when `epsilon` is true); otherwise keep every move with the top value and "
+             "pick one with random.choice.",
+             "choose_action של Nim: random.random() < self.epsilon מחליט אם לחקור (רק כש-"
+             "`epsilon` אמיתי); אחרת שמרו את כל המהלכים עם הערך העליון ובחרו אחד עם "
+             "random.choice."),
+    ),
+}
 
 
-def pytest_runtest_setup(item):
-    if item.get_closest_marker("solved_only"):
-        pytest.skip("checks what only the teachers' solved version does, not part of the exercise")
-    for mark in item.iter_markers("exercise_piece"):
-        number = mark.args[0]
-        if number not in _PIECE_PASSES:
-            import check
-            _PIECE_PASSES[number] = check.grade(number)[0]
-        if not _PIECE_PASSES[number]:
-            pytest.skip(f"needs Exercise piece {number}, which does not pass yet: see "
-                        f"python check.py --piece {number}")
+def next_hint(number: int, folder: Path) -> str:
+    """The next hint of piece ``number`` that the student in ``folder`` has not seen yet, as the
+    text to print; the count seen is kept in ``folder / HINTS_FILE``. After the last hint it
+    says that there are no more. Raises ``ValueError`` for a piece that does not exist."""
+    if number not in HINTS:
+        raise ValueError(f"there is no piece {number}: the pieces are "
+                         f"{', '.join(str(n) for n in HINTS)}")
+    hints, path = HINTS[number], Path(folder) / HINTS_FILE
+    seen = _hints_seen(path)
+    shown = seen.get(str(number), 0)
+    if shown >= len(hints):
+        return (f"No more hints for piece {number}: you have seen all {len(hints)}. To read "
+                f"them again from the first, delete {HINTS_FILE}.\n"
+                f"אין עוד רמזים לחלק {number}: ראיתם את כל {len(hints)}. כדי לקרוא אותם שוב "
+                f"מההתחלה, מחקו את {HINTS_FILE}.")
+    seen[str(number)] = shown + 1
+    try:
+        path.write_text(json.dumps(seen, sort_keys=True) + "\n", encoding="utf-8")
+    except OSError:
+        pass        # a folder we cannot write to still gets its hint, just not remembered
+    hint = hints[shown]
+    title = PIECES[number - 1].title
+    more = (f"(next: {SELF_CHECK} --hint {number})" if shown + 1 < len(hints)
+            else "(that was the last hint for this piece)")
+    return (f"Hint {shown + 1} of {len(hints)} for piece {number} -- {title}:\n"
+            f"  {hint.english}\n  {hint.hebrew}\n{more}")
 
 
-def _exercise_stub(error, text):
-    # The piece (and function) of the exercise stub behind ``error`` -- the error itself, what
-    # caused it, or a traceback in the test's report ``text`` -- or None.
-    seen = set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        if isinstance(error, NotImplementedError) and _EXERCISE_STUB.match(str(error)):
-            return _EXERCISE_STUB.match(str(error))
-        error = error.__cause__ or error.__context__
-    if "NotImplementedError" in text:
-        return _EXERCISE_STUB.search(text)
-    return None
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    report = (yield).get_result()
-    if report.failed and call.excinfo is not None:
-        text = report.longreprtext + "".join(content for _, content in report.sections)
-        stub = _exercise_stub(call.excinfo.value, text)
-        if stub is not None:
-            report.outcome = "skipped"
-            report.longrepr = (str(item.path), item.location[1] + 1,
-                               f"needs {stub[1]} ({stub[2]}), not written yet: "
-                               "see python check.py")
-'''
+def _hints_seen(path: Path) -> dict[str, int]:
+    # A missing or damaged file means no hint seen yet: starting over beats a traceback.
+    try:
+        seen = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(seen, dict):
+        return {}
+    return {key: value for key, value in seen.items()
+            if isinstance(key, str) and isinstance(value, int) and not isinstance(value, bool)
+            and value >= 0}

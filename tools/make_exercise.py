@@ -556,9 +556,9 @@ its last lines.
 ## Handing in with GitHub Classroom
 
 `.github/` holds GitHub Classroom's autograding. On every push, GitHub runs
-`python check.py --piece N` for each piece and gives its points when the piece passes:
-{POINTS} (`.github/classroom/autograding.json`). The Actions tab of your repository shows each
-run.
+`python check.py --piece N` for each piece (`.github/classroom/autograding.json`) and gives the
+piece's points when it passes, in all
+{POINTS}. The Actions tab of your repository shows each run.
 """
 
 # Added to tests/conftest.py of the students' version. Two marks let a test say what it needs

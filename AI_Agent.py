@@ -80,8 +80,11 @@ class AI_Agent(Agent):
 
     def get_action(self, state: State, epoch: int | None = None) -> Action:
         """Epsilon-greedy while training (epsilon from ``epsilon_greedy(epoch)``), else greedy."""
-        if self.train and self.rng.random() < self.epsilon_greedy(epoch):
-            return self.rng.choice(state.legal_actions())
+        if self.train:
+            # No epoch: not a training episode, so there is no schedule to ask.
+            epsilon = EPSILON_FINAL if epoch is None else self.epsilon_greedy(epoch)
+            if self.rng.random() < epsilon:
+                return self.rng.choice(state.legal_actions())
         return self.get_Q_action(state)
 
     def action_probs(self, state: State) -> dict[Action, float]:

@@ -23,6 +23,7 @@ chapter's algorithm exactly as printed):
 
 from __future__ import annotations
 
+import inspect
 import sys
 
 import cli
@@ -75,10 +76,10 @@ def Generate_episode(player: AI_Agent, epoch: int) -> list[tuple]:
 
 
 def main() -> bool:
-    """Train ``player1`` (and in self-play ``player2`` as well) for ``epochs`` episodes, save it
-    to ``PATH`` and run ``test(100)``. Returns False when Ctrl-C stopped the training early (what
-    was learned is saved all the same)."""
+    """Train ``player1`` for ``epochs`` episodes of ``Generate_episode``, save its table to
+    ``PATH`` with ``player1.save_Q`` and end with ``test(100)``."""
     # [exercise piece 3: main] solution begins
+    # (This one also returns False when Ctrl-C stopped it early, which run() reports.)
     learners = Trainer.learners_of(player1, player2)
 
     def learn(epoch: int) -> State:
@@ -135,7 +136,7 @@ PARAMETERS = ("epochs", "alpha", "gamma")   # module defaults that a main may se
 def is_your_main() -> bool:
     """Whether ``main`` is a student's own (the exercise's) rather than the solved trainer's,
     which hands its episodes to ``Trainer.train_loop``."""
-    return "train_loop" not in main.__code__.co_names
+    return "train_loop" not in inspect.unwrap(main).__code__.co_names
 
 
 def configure(argv: list[str] | None = None, announce: bool = True) -> None:
@@ -170,7 +171,7 @@ def run_your_main(argv: list[str]) -> int:
         player1.rng.seed(Trainer.learner_seed(args.seed, "learner"))
     PATH = args.out or PATH
     check_writable(PATH)
-    own = [name for name in PARAMETERS if name in main.__code__.co_varnames]
+    own = [name for name in PARAMETERS if name in inspect.unwrap(main).__code__.co_varnames]
     for name in PARAMETERS:
         if name in given:
             globals()[name] = getattr(args, name)

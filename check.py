@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -48,28 +49,48 @@ def run_child(arguments: list[str], seconds: float) -> dict:
     """``python -m selfcheck.run ARGUMENTS`` with a time limit; the result it wrote, or what
     became of it."""
     with tempfile.TemporaryDirectory() as folder:
-        result, errors = Path(folder, "result.json"), Path(folder, "stderr.txt")
-        with open(errors, "wb") as stderr:
-            child = subprocess.Popen([sys.executable, "-m", "selfcheck.run", *arguments,
-                                      "--result", str(result)], cwd=ROOT, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=stderr,
-                                     start_new_session=True)
-            try:
-                code = child.wait(seconds)
-            except subprocess.TimeoutExpired:
-                stop(child)
-                return {"verdict": TIMED_OUT, "message": f"still running after {seconds:.0f} s: is "
-                        "there a loop that never ends (a while that never stops, an episode "
-                        "loop without end)?"}
-            except BaseException:          # Ctrl-C: the child goes with us
-                stop(child)
-                raise
+        result = Path(folder, "result.json")
+        child = subprocess.Popen([sys.executable, "-m", "selfcheck.run", *arguments, "--result",
+                                  str(result)], cwd=ROOT, stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                 start_new_session=True)
+        tail = Tail(child.stderr)
+        try:
+            code = child.wait(seconds)
+        except subprocess.TimeoutExpired:
+            stop(child)
+            return {"verdict": TIMED_OUT, "message": f"still running after {seconds:.0f} s: is "
+                    "there a loop that never ends (a while that never stops, an episode loop "
+                    "without end)?"}
+        except BaseException:          # Ctrl-C: the child goes with us
+            stop(child)
+            raise
         if result.is_file():
             return json.loads(result.read_text(encoding="utf-8"))
-        last = errors.read_bytes()[-2000:].decode("utf-8", "replace").strip().splitlines()
+        last = tail.text().strip().splitlines()
         return {"verdict": FAILED, "message": f"your code ended the check before it finished "
                 f"(exit status {code}{': ' + last[-1] if last else ''}): an exit() or os._exit(), "
                 "or a crash of Python itself"}
+
+
+class Tail:
+    """Reads a child's stream to its end on a thread of its own, keeping only the last bytes
+    (a student's code may print without end)."""
+
+    KEEP = 4096
+
+    def __init__(self, stream) -> None:
+        self.data = b""
+        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def _read(self, stream) -> None:
+        for chunk in iter(lambda: stream.read(65536), b""):
+            self.data = (self.data + chunk)[-self.KEEP:]
+
+    def text(self) -> str:
+        self.thread.join(timeout=1)
+        return self.data.decode("utf-8", "replace")
 
 
 def stop(child: subprocess.Popen) -> None:

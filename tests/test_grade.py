@@ -124,9 +124,8 @@ _shutil.rmtree({canary!r}, ignore_errors=True)
 # The check runs each piece in a process of its own; this takes the check's own process down
 # (it imports AI_Agent itself to measure the trained table).
 CRASH_THE_CHECK = '''
-import os as _os, sys as _sys
-if _os.path.basename(_sys.argv[0]) == "check.py":
-    _os._exit(3)
+import os as _os
+_os._exit(3)
 '''
 
 # Forever, but asleep: a hang that leaves the machine to the rest of the class.
@@ -257,8 +256,9 @@ def test_crashing_submissions_get_their_rows(graded):
     grace, heidi = rows["grace"], rows["heidi"]
     assert grace["status"] == "graded" and verdicts(grace)[:4] == ["failed"] * 4, grace
     assert "broken at import" in grace["note"]
-    assert heidi["status"] == "crashed (exit status 3)" and verdicts(heidi) == [""] * 5, heidi
-    assert "no result file" in heidi["note"]
+    # check.py itself never runs a student's code, so each piece ends alone and is failed
+    assert heidi["status"] == "graded" and verdicts(heidi) == ["failed"] * 5, heidi
+    assert "ended the check before it finished (exit status 3" in heidi["note"]
 
 
 def test_the_hanging_one_is_stopped_at_the_time_limit(graded):
@@ -273,7 +273,7 @@ def test_megabytes_of_output_change_nothing(graded):
     rows = graded.rows
     assert verdicts(rows["judy<script>"]) == ALL_PASS
     log = (graded.report / "logs" / "10-judy_script_.txt").read_text(encoding="utf-8")
-    assert len(log) < 20_000 and "bytes left out" in log
+    assert len(log) < 20_000     # the check swallows what a piece prints; the grader caps the rest
 
 
 def test_files_deleted_by_a_submission_change_no_other_row(graded):

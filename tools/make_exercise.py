@@ -40,8 +40,12 @@ from tools.exercise_pieces import (  # noqa: E402
 # Teachers' tools that make no sense in the students' version (a name ending in "/" is a folder):
 # this generator, the class grader, and the tests of both and of the self-check (which hold
 # solutions, and import the generator).
+# The course-compatibility tests and the book's files hold whole solutions (the course's scripts,
+# the book's program), and the project's own CI is not the students'.
 TEACHERS_ONLY = ("tools/make_exercise.py", "tests/test_exercise.py", "tests/test_selfcheck.py",
-                 "tools/grade.py", "tools/grading/", "tests/test_grade.py", "docs/GRADING.md")
+                 "tools/grade.py", "tools/grading/", "tests/test_grade.py", "docs/GRADING.md",
+                 "tests/test_course.py", "tests/course_scripts/", "book/", "tests/test_book.py",
+                 "tools/bench_book.py", ".ci/")
 # Files that check.py needs but that show solutions: the self-check's answer key. The students'
 # version carries them compressed, out of plain sight while a student reads the checks.
 COMPRESSED = ("selfcheck/reference.py",)
@@ -51,7 +55,10 @@ GITIGNORE = ".gitignore"
 AUTOGRADING = ".github/classroom/autograding.json"
 WORKFLOW = ".github/workflows/classroom.yml"
 # Files the students' version writes itself instead of copying the teachers' ones.
-STUDENTS_OWN = (README, GITIGNORE, AUTOGRADING, WORKFLOW)
+MAKEFILE = "Makefile"
+STUDENTS_OWN = (README, GITIGNORE, AUTOGRADING, WORKFLOW, MAKEFILE)
+# Make targets that need the solved trainers or the generator, so not the students'.
+TEACHERS_TARGETS = ("exercise", "data", "compare", "curves", "bench")
 # What the teachers' .gitignore lists that means nothing in the students' repository.
 TEACHERS_IGNORES = ("/exercise/",)
 # Sections of the teachers' README that hold for the students' version word for word.
@@ -359,11 +366,33 @@ def write_students_files(root: Path, target: Path, stubs: list[Stub]) -> None:
     torch = torch_pin(read("requirements.txt"))
     made = {README: students_readme(read(README), stubs, torch),
             GITIGNORE: students_gitignore(read(GITIGNORE)),
+            MAKEFILE: students_makefile(read(MAKEFILE)),
             AUTOGRADING: autograding(),
             WORKFLOW: workflow(torch)}
     for name, text in made.items():
         (target / name).parent.mkdir(parents=True, exist_ok=True)
         (target / name).write_text(text, encoding="utf-8")
+
+
+def students_makefile(text: str) -> str:
+    """The teachers' Makefile without the targets that need the solved code or the generator
+    (each with the comment lines above it)."""
+    kept: list[str] = []
+    skipping = False
+    for line in text.splitlines():
+        target = line.split(":")[0] if line and not line[0].isspace() and ":" in line else None
+        if line.startswith(".PHONY:"):
+            line = " ".join(word for word in line.split() if word not in TEACHERS_TARGETS)
+        elif target is not None:
+            skipping = target in TEACHERS_TARGETS
+            if skipping:
+                while kept and kept[-1].startswith("#"):
+                    kept.pop()
+        elif not line.strip():
+            skipping = False
+        if not skipping and (line.strip() or (kept and kept[-1].strip())):
+            kept.append(line)
+    return "\n".join(kept).rstrip() + "\n"
 
 
 def compressed_module(text: str) -> str:

@@ -6,7 +6,7 @@ import math
 
 from Agent import Agent
 from Q_Table import load_table, save_table
-from State import State
+from State import State, position_of
 from TicTacToe import Action, TicTacToe
 
 # The course's exploration schedule (SPEC: linear from 1.0 to 0.01 over the first 100,000 episodes).
@@ -63,11 +63,11 @@ class AI_Agent(Agent):
 
     def get_Q(self, state: State, action: Action) -> float:
         """The value of playing ``action`` in ``state`` (0 if never seen)."""
-        return self.Q.get((state, action), 0.0)
+        return self.Q.get((position_of(state), action), 0.0)
 
     def get_Q_action(self, state: State) -> Action:
         """The greedy move: the legal action with the largest Q; ties to the first, row-major."""
-        state = state.copy()  # the live game (env.state) is looked up as the position it shows
+        state = position_of(state)  # the live game (env.state): the position it shows
         Q = self.Q
         best_action, best_value = None, -math.inf
         for action in state.legal_actions():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from State import Live_State, State
+from State import Live_State, State, position_of
 from TicTacToe import Action, TicTacToe
 
 
@@ -56,4 +56,4 @@ class Agent:
 
     def __call__(self, events=None, state: State | Live_State | None = None) -> Action | None:
         """The GUI's way to ask for a move: the move for ``state`` (default: the live game)."""
-        return self.get_action((state if state is not None else self.env.state).copy())
+        return self.get_action(position_of(state if state is not None else self.env.state))

@@ -27,7 +27,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 import pygame.gfxdraw
 
-from State import DRAW, EMPTY, SIZE, WIN_LINES, X, State
+from State import DRAW, EMPTY, SIZE, WIN_LINES, X, State, symbol
 
 Action = tuple[int, int]
 Colour = tuple[int, int, int]
@@ -117,8 +117,8 @@ def status_line(state: State) -> str:
     if state.end_of_game == DRAW:
         return "Draw"
     if state.end_of_game:
-        return f"{'X' if state.end_of_game == X else 'O'} wins"
-    return f"{'X' if state.player == X else 'O'} to move"
+        return f"{symbol(state.end_of_game)} wins"
+    return f"{symbol(state.player)} to move"
 
 
 def winning_line(state: State) -> tuple[Action, Action] | None:
@@ -153,7 +153,8 @@ class Graphics:
         turn it is or how the game ended."""
         if self.screen is None:
             raise RuntimeError("this Graphics has no window: make it with Graphics()")
-        self.draw(self.screen, View(state, status_line(state), "", "Click an empty cell"))
+        footer = "Game over" if state.end_of_game else "Click an empty cell to move"
+        self.draw(self.screen, View(state, status_line(state), "", footer))
         pygame.display.flip()
 
     # --- layout ----------------------------------------------------------------------------------

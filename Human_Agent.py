@@ -60,12 +60,13 @@ class Human_Agent(Agent):
         raise HumanMoveError("a human player has no move probabilities; exact tools need a "
                              "computer agent (random, advanced, minimax, or a Q-table)")
 
-    def get_action(self, events=None, state: State | Live_State | None = None) -> Action | None:
+    def get_action(self, events=None, state: State | Live_State | None = None,
+                   epoch: int | None = None) -> Action | None:
         """The course's call ``get_action(events)``: the clicked legal cell among ``events`` in the
-        live game (or in ``state``), or ``None``. Asked for a move in a position instead (as
-        ``Tester.py`` would ask a computer), it raises ``HumanMoveError``: a human moves by
-        clicking in the ``Game.py`` window."""
-        if not isinstance(events, (State, Live_State)):
-            return self(events, state)
+        live game, or ``None``. Asked for a move in a position instead, as a computer is asked
+        (``get_action(state)``, ``get_action(state=...)``), it raises ``HumanMoveError``: a human
+        moves by clicking in the ``Game.py`` window."""
+        if events is not None and not isinstance(events, (State, Live_State)) and state is None:
+            return self(events)
         raise HumanMoveError("a human moves by clicking in the game window (python Game.py); "
                              "here pick a computer agent (random, advanced, minimax, or a Q-table)")

@@ -24,11 +24,13 @@ chapter's algorithm exactly as printed):
 from __future__ import annotations
 
 import inspect
+import random
 import sys
 
 import cli
 import Trainer
 from AI_Agent import AI_Agent
+from Agent import Agent
 from Episode import learning_steps, play_game, play_games
 from Learning_Curves import Learning_Curve
 from Q_Table import check_writable
@@ -129,7 +131,8 @@ NEEDS_SOLVED_MAIN = {"plot": "--plot needs the solved trainer, which records the
                              "trains",
                      "resume": "--resume needs the solved trainer, which counts the episodes",
                      "self": "--opponent self needs the solved trainer, which trains an X and an "
-                             "O table at once"}
+                             "O table at once",
+                     "plain": "--plain chooses between the solved trainer's two algorithms"}
 PARAMETERS = ("epochs", "alpha", "gamma")   # module defaults that a main may set for itself
 
 
@@ -160,15 +163,20 @@ def run_your_main(argv: list[str]) -> int:
                                    variants={"plain": (PLAIN_HELP, {})})
     given = {word[2:].split("=")[0] for word in argv if word.startswith("--")}
     for need, reason in NEEDS_SOLVED_MAIN.items():
-        if need in given or (need == "self" and args.opponent.strip().lower() == Trainer.SELF_PLAY):
+        self_play = args.opponent.strip().lower() == Trainer.SELF_PLAY
+        if need in given or (need == "self" and self_play):
             cli.fail(f"error: {reason}; your main trains on its own (leave the flag out)")
     if "side" in given and Trainer.SIDES[args.side] != player1.player:
-        player1 = AI_Agent(Trainer.SIDES[args.side], env, graphics=None, Q_table_PATH=None)
-        player2 = type(player2)(-player1.player, env)
+        # the same objects on the other sides, so a Q = player1.Q taken at import stays theirs
+        player1.player, player2.player = -player1.player, player1.player
+        player1.Q.clear()
     if "opponent" in given:
         player2 = Trainer.make_opponent(args.opponent, -player1.player, env, args.seed)
     if "seed" in given:
-        player1.rng.seed(Trainer.learner_seed(args.seed, "learner"))
+        random.seed(args.seed)    # for code that draws from random itself
+        for role, agent in (("learner", player1), ("opponent", player2)):
+            if isinstance(agent, Agent):
+                agent.rng.seed(Trainer.learner_seed(args.seed, role))
     PATH = args.out or PATH
     check_writable(PATH)
     own = [name for name in PARAMETERS if name in inspect.unwrap(main).__code__.co_varnames]
@@ -177,6 +185,8 @@ def run_your_main(argv: list[str]) -> int:
             globals()[name] = getattr(args, name)
             if name in own:
                 print(f"note: --{name} does not reach your main, which sets {name} itself")
+    if "epsilon" in given:
+        print("note: --epsilon does not reach your main: your epsilon_greedy sets the schedule")
     print(f"Training with your main: {symbol(player1.player)} against {type(player2).__name__}, "
           f"saving to {PATH}" + (f" (it sets {', '.join(own)} itself)" if own else ""))
     try:

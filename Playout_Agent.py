@@ -21,7 +21,7 @@ from time import perf_counter
 from typing import Callable, NamedTuple
 
 from Agent import Agent, PolicyUnknown
-from State import DRAW, ONGOING, State
+from State import DRAW, ONGOING, State, position_of
 from TicTacToe import Action, TicTacToe
 
 DEFAULT_PNUM = 10_000
@@ -148,6 +148,7 @@ class Search_Agent(Agent, ABC):
         """The chosen move for ``state`` (a forced move is played without searching). Right after
         ``analyse(state)`` it is the move of that same search, so the numbers shown are the
         numbers the move was chosen by."""
+        state = position_of(state)  # the live game (env.state): the position it shows
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]

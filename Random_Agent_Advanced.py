@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from Agent import Agent
-from State import ALL_CELLS, EMPTY, WIN_LINES, State
+from State import ALL_CELLS, EMPTY, WIN_LINES, State, position_of
 from TicTacToe import Action, TicTacToe
 
 # Winning/blocking cell per position (for its side to move): positions are shared objects, so this
@@ -50,6 +50,7 @@ class Random_Agent_Advanced(Agent):
         self.smart_probability = 1.0 - 1.0 / random_step
 
     def action_probs(self, state: State) -> dict[Action, float]:
+        state = position_of(state)  # the live game (env.state): the position it shows
         legal = state.legal_actions()
         uniform = (1.0 - self.smart_probability) / len(legal)
         target = forced_move(state)
@@ -60,6 +61,7 @@ class Random_Agent_Advanced(Agent):
         return probs
 
     def get_action(self, state: State, epoch: int | None = None) -> Action:
+        state = position_of(state)
         if self.rng.random() < self.smart_probability:
             target = forced_move(state)
             if target is not None:

@@ -11,7 +11,8 @@ Two kinds of object, because the course asks two things of "a state":
   on it, and ``env.state.reset()`` starts it again (the course's ``Game.py`` does exactly that).
   It reads like a position (``board``, ``player``, ``end_of_game``, ...), but it changes, so it
   cannot be a dict key; ``copy()`` gives the position it shows now.
-``copy()`` is the one way from either to a position: on a ``State`` it is the state itself.
+``position_of(state)`` gives the position of either (``copy()``, the course's way, gives the
+same: on a ``State`` it is the state itself); every agent reads a live game through it.
 The course's ``test()`` also calls ``state.reset()`` on a position after each game; a position
 cannot be reset, so there it only returns the empty board (the loop makes a new one anyway).
 
@@ -181,12 +182,13 @@ class Live_State:
 
     __slots__ = ("position",)
 
-    def __init__(self, position: State | None = None) -> None:
-        self.position = position if position is not None else State()
+    def __init__(self, position: State | Live_State | None = None) -> None:
+        self.position = State() if position is None else position_of(position)
 
-    def reset(self) -> None:
-        """Start again on the empty board, X to move."""
+    def reset(self) -> State:
+        """Start again on the empty board, X to move; return that position."""
         self.position = State()
+        return self.position
 
     def copy(self) -> State:
         """The position shown now: a ``State``, which never changes."""
@@ -218,6 +220,16 @@ class Live_State:
 
     def __str__(self) -> str:
         return str(self.position)
+
+
+def position_of(state: State | Live_State) -> State:
+    """The position ``state`` shows: the state itself, or the live game's position now."""
+    if isinstance(state, State):
+        return state
+    if isinstance(state, Live_State):
+        return state.position
+    raise TypeError(f"expected a State (or the live game env.state), got "
+                    f"{type(state).__name__}: make a position with State(board, player)")
 
 
 def _intern(cells: tuple[int, ...], player: int) -> State:

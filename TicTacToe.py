@@ -6,7 +6,7 @@ from numbers import Integral
 
 import numpy as np
 
-from State import DRAW, O_WON, ONGOING, SIZE, X_WON, Live_State, State
+from State import DRAW, O_WON, ONGOING, SIZE, X_WON, Live_State, State, position_of
 
 Action = tuple[int, int]
 # The kinds of whole number a cell index may be: Python's, and numpy's (the course's agents find
@@ -38,7 +38,7 @@ class TicTacToe:
     """
 
     def __init__(self, state: State | Live_State | None = None) -> None:
-        self._live = Live_State(state.copy() if state is not None else None)
+        self._live = Live_State(state)
 
     @property
     def state(self) -> Live_State:
@@ -47,7 +47,7 @@ class TicTacToe:
 
     @state.setter
     def state(self, state: State | Live_State) -> None:
-        self._live.position = state.copy()
+        self._live.position = position_of(state)
 
     @property
     def position(self) -> State:

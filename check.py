@@ -58,13 +58,11 @@ def run_child(arguments: list[str], seconds: float) -> dict:
         try:
             code = child.wait(seconds)
         except subprocess.TimeoutExpired:
-            stop(child)
             return {"verdict": TIMED_OUT, "message": f"still running after {seconds:.0f} s: is "
                     "there a loop that never ends (a while that never stops, an episode loop "
                     "without end)?"}
-        except BaseException:          # Ctrl-C: the child goes with us
+        finally:                       # whatever it started goes too (after Ctrl-C as well)
             stop(child)
-            raise
         if result.is_file():
             return json.loads(result.read_text(encoding="utf-8"))
         last = tail.text().strip().splitlines()
@@ -94,11 +92,12 @@ class Tail:
 
 
 def stop(child: subprocess.Popen) -> None:
-    """End ``child`` and everything it started."""
+    """End ``child`` and everything it started (its process group)."""
     try:
         os.killpg(child.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
-        child.kill()
+        if child.poll() is None:
+            child.kill()
     child.wait()
 
 
@@ -106,9 +105,11 @@ def grade(numbers: list[int]) -> dict[int, dict]:
     """Run the pieces ``numbers`` in order, printing a line for each."""
     results: dict[int, dict] = {}
     for number in numbers:
-        hung = [n for n in results if results[n]["verdict"] == TIMED_OUT]
-        if number == 4 and any(n in RUNS_MAIN | RUNS_EPISODES for n in hung):
-            result = {"verdict": SKIPPED, "message": f"not run again: piece {hung[0]} timed out"}
+        hung = [n for n in results if results[n]["verdict"] == TIMED_OUT
+                and n in RUNS_MAIN | RUNS_EPISODES]
+        if number == 4 and hung:
+            result = {"verdict": SKIPPED, "message": f"not run again: piece {hung[0]} timed out "
+                      "with the same functions"}
         else:
             result = run_child(["--piece", str(number)], PIECE_SECONDS)
         results[number] = result

@@ -12,7 +12,7 @@ import random
 
 from Random_Agent import Random_Agent
 from selfcheck.common import Failure, call
-from State import ONGOING, State, symbol
+from State import ONGOING, Live_State, State, position_of, symbol
 from TicTacToe import REWARD, TicTacToe
 
 GAMES = 16
@@ -28,9 +28,10 @@ class Recorder:
         self.who, self.rng, self.log = who, random.Random(seed), log
 
     def move(self, state, epoch):
-        if not isinstance(state, State):
+        if not isinstance(state, (State, Live_State)):
             raise Failure(f"{self.who} was asked to move with a {type(state).__name__}, not a "
                           "State: pass the position itself (state=...)")
+        state = position_of(state)
         if not state.legal_actions():
             raise Failure(f"{self.who} was asked to move in a finished game: stop when "
                           "env.end_of_game(...) says the game is over")

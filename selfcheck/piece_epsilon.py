@@ -8,6 +8,7 @@ that, and either linear or exponential. Each way of missing it gets its own hint
 from __future__ import annotations
 
 import math
+import numbers
 
 from selfcheck import reference
 from selfcheck.common import Failure, call, close, fmt
@@ -54,7 +55,7 @@ def check(student) -> str:
 
 def read(agent, epoch: int) -> float:
     value = call(f"epsilon_greedy({epoch})", agent.epsilon_greedy, epoch)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
         raise Failure(f"epsilon_greedy({epoch}) should return a number, got {value!r}")
     return float(value)
 

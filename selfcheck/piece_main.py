@@ -12,10 +12,11 @@ that reads the module's ``gamma`` must use that value.
 
 from __future__ import annotations
 
+import numbers
 import os
 import tempfile
 
-from selfcheck import reference
+from selfcheck import reference, training
 from selfcheck.common import Failure, Stop, call, close, fmt
 from State import O, X, State, symbol
 
@@ -115,12 +116,11 @@ class Stand_Ins:
 
 def check(student, side: int) -> str:
     """Run the student's ``main`` on the hand-made episodes for ``side``; see the module's text."""
-    trainer = student.trainer()
+    trainer = student.trainer(fresh=True)
     episodes = [episode_of(raw, side) for raw in HAND_MADE[side]]
-    learner = trainer.player1 if side == X else student.learner(side, trainer.env)
     if side == O:
-        trainer.player1 = learner
-        trainer.player2 = student.module("Random_Agent").Random_Agent(X, trainer.env)
+        training.switch_sides(trainer)
+    learner = trainer.player1
     start = preset(episodes)
     learner.Q.clear()
     learner.Q.update(start)
@@ -131,10 +131,13 @@ def check(student, side: int) -> str:
         try:
             call("main", trainer.main)
         except Stop:
-            raise Failure(f"main asked for more than {MAX_EPISODES:,} episodes: is epochs set, "
-                          "and does the loop end?") from None
+            raise Failure(f"main asked for more than {MAX_EPISODES:,} episodes, so the check "
+                          "stopped it before it could see the end of main (its save and test): "
+                          "the course trains 200,000") from None
     check_calls(stand_ins, learner, len(episodes))
-    observed = stand_ins.snapshot if stand_ins.snapshot is not None else dict(learner.Q)
+    observed = stand_ins.snapshot
+    if observed is None or unchanged(observed, start):   # a main that updates in batches
+        observed = dict(learner.Q)
     alpha, gamma = judge_values(trainer, episodes, side, start, observed)
     if not stand_ins.saved:
         raise Failure("main must save the trained table when training is done: "
@@ -148,6 +151,10 @@ def check(student, side: int) -> str:
             f"{gamma:g}, saved, test({stand_ins.tests[-1]})")
 
 
+def unchanged(table: dict, start: dict) -> bool:
+    return all(close(table.get(pair, 0.0), value) for pair, value in start.items())
+
+
 def check_calls(stand_ins: Stand_Ins, learner, needed: int) -> None:
     calls = stand_ins.calls
     if not calls:
@@ -157,13 +164,15 @@ def check_calls(stand_ins: Stand_Ins, learner, needed: int) -> None:
         raise Failure("main must generate the episodes of the learner, player1: "
                       "Generate_episode(player, epoch) with player = player1")
     epochs = [epoch for _, epoch in calls]
+    if not isinstance(epochs[0], numbers.Integral) or isinstance(epochs[0], bool) \
+            or epochs[0] != 0:
+        raise Failure(f"the first episode should be epoch 0 (epsilon starts at 1.0 there), got "
+                      f"{epochs[0]!r}: for epoch in range(start, epochs) with start = 0")
     for earlier, later in zip(epochs, epochs[1:]):
         if later != earlier + 1:
             raise Failure(f"Generate_episode was asked for epoch {later!r} right after epoch "
                           f"{earlier!r}: one episode for each epoch, in order (for epoch in "
                           "range(start, epochs))")
-    if not isinstance(epochs[0], int) or epochs[0] < 0:
-        raise Failure(f"the first episode should be epoch 0, got {epochs[0]!r}")
     if len(calls) < needed:
         raise Failure(f"main played only {len(calls)} episodes; the course trains 200,000")
 
@@ -173,6 +182,10 @@ def judge_values(trainer, episodes, side, start, observed) -> tuple[float, float
     ``Failure`` that names the mistake the table shows."""
     pairs = [(state, action) for episode in episodes for state, action, _ in episode[:-1]]
     got = {pair: observed.get(pair, 0.0) for pair in pairs}
+    if not all(isinstance(value, numbers.Real) for value in got.values()):
+        raise Failure("player.Q must hold numbers: a value of the table is "
+                      f"{next(v for v in got.values() if not isinstance(v, numbers.Real))!r}")
+    got = {pair: float(value) for pair, value in got.items()}
     if all(close(got[pair], start.get(pair, 0.0)) for pair in pairs):
         raise Failure("main did not change player.Q: update the agent's own table, "
                       "player.Q[(state, action)] = ...")

@@ -9,13 +9,15 @@
 from __future__ import annotations
 
 import argparse
+import dis
+import inspect
 import json
 import os
 import sys
 import time
 
 from selfcheck import piece_episode, piece_epsilon, piece_main, piece_td, training
-from selfcheck.common import STUB_PREFIX, Failure, NotWritten
+from selfcheck.common import STUB_PREFIX, Failure, NotWritten, where_it_broke
 from selfcheck.student import Student
 from State import O, X
 
@@ -35,13 +37,20 @@ def attempted(number: int, student: Student) -> bool:
     once one of its functions is no longer the stub."""
     if number == 4:
         trainer = student.trainer()
-        return any("player" in function.__code__.co_names
+        return any(reads_attribute(function, "player")
                    for function in (trainer.main, trainer.Generate_episode))
     functions = [student.module("Episode").learning_steps, student.module("SARSA_Trainer").update,
                  student.module("Q_Trainer").update]
     functions += [getattr(student.module("nim.nim").NimAI, name) for name in
                   ("get_q_value", "update_q_value", "best_future_reward", "choose_action")]
     return not all(is_stub(function) for function in functions)
+
+
+def reads_attribute(function, name: str) -> bool:
+    """Whether ``function``'s own code reads ``something.name`` (a global of that name does not
+    count)."""
+    return any(instruction.opname in ("LOAD_ATTR", "LOAD_METHOD") and instruction.argval == name
+               for instruction in dis.get_instructions(inspect.unwrap(function)))
 
 
 def is_stub(function) -> bool:
@@ -59,6 +68,13 @@ def grade(number: int) -> dict:
         return {"verdict": NOT_WRITTEN, "message": str(stub)}
     except Failure as failure:
         return {"verdict": FAILED, "message": str(failure)}
+    except Exception as error:  # the check itself could not go on with this code
+        return {"verdict": FAILED, "message": could_not_run(error)}
+
+
+def could_not_run(error: Exception) -> str:
+    return (f"the check could not run with your modules: {type(error).__name__}: {error}"
+            f"{where_it_broke(error)} (did a name the course's code needs change?)")
 
 
 def main(argv: list[str]) -> None:
@@ -78,6 +94,8 @@ def main(argv: list[str]) -> None:
                                                           args.table, args.seconds)}
         except (Failure, NotWritten) as problem:
             result = {"verdict": FAILED, "message": str(problem)}
+        except Exception as error:  # the check itself could not go on with this code
+            result = {"verdict": FAILED, "message": could_not_run(error)}
     result["seconds"] = round(time.perf_counter() - started, 3)
     with open(args.result, "w", encoding="utf-8") as file:
         json.dump(result, file)

@@ -37,8 +37,11 @@ class Student:
     def module(self, name: str) -> ModuleType:
         return load(name)
 
-    def trainer(self) -> ModuleType:
-        return load("MC_Trainer")
+    def trainer(self, fresh: bool = False) -> ModuleType:
+        """The student's ``MC_Trainer``; ``fresh``: run its module code again first, so that
+        what an earlier check put into it is gone."""
+        module = load("MC_Trainer")
+        return call("loading MC_Trainer again", importlib.reload, module) if fresh else module
 
     def agent_class(self) -> type:
         return load("AI_Agent").AI_Agent

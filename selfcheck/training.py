@@ -3,19 +3,19 @@
 ``main`` runs as written, against the module's own ``player2``, with its own ``epochs``; only
 ``PATH`` points into a temporary folder (main's save and its ``test`` read it there) and
 ``Generate_episode`` is wrapped to count the episodes and to stop main cleanly once the time
-budget is spent. The trained agent is then measured exactly, and its table saved for whoever wants it (the
-class grader measures it again with its own code). The players' random generators are seeded,
-so the same code gives the same table.
+budget is spent. The trained agent is then measured exactly, and its table saved for whoever
+wants it (the class grader measures it again with its own code). The project's players and
+``random`` are seeded, so the same code gives the same table.
 """
 
 from __future__ import annotations
 
 import os
+import random
 import tempfile
 import time
 
-import random
-
+from Agent import Agent
 from Learning_Curves import exact_results
 from Q_Table import save_table
 from selfcheck.common import Stop, call
@@ -31,13 +31,12 @@ def train(student, side: int, table: str, seconds: float) -> dict:
     "line"}``."""
     trainer = student.trainer()
     if side == O:
-        opponent_class = type(trainer.player2)
-        trainer.player1 = student.learner(O, trainer.env)
-        trainer.player2 = opponent_class(X, trainer.env)
+        switch_sides(trainer)
     learner, generate = trainer.player1, trainer.Generate_episode
     for role, agent in (("learner", learner), ("opponent", trainer.player2)):
-        agent.rng.seed(f"check:train:{symbol(side)}:{role}")
-    random.seed(f"check:train:{symbol(side)}")   # for a main that draws from random itself
+        if isinstance(agent, Agent):    # a student's own opponent may have no generator
+            agent.rng.seed(f"check:train:{symbol(side)}:{role}")
+    random.seed(f"check:train:{symbol(side)}")   # for code that draws from random itself
     count = [0]
     deadline = time.monotonic() + seconds
 
@@ -60,3 +59,10 @@ def train(student, side: int, table: str, seconds: float) -> dict:
     value, line = worst_case(learner)
     return {"episodes": count[0], "stopped": stopped, "opponent": type(trainer.player2).__name__,
             "exact": exact_results(learner), "unbeatable": value >= 0, "line": line}
+
+
+def switch_sides(trainer) -> None:
+    """Make the module's learner play O and its opponent X, keeping both objects, so that a name
+    taken from them at import (the course's ``Q = player1.Q``) still means the learner's table."""
+    trainer.player1.player, trainer.player2.player = O, X
+    trainer.player1.Q.clear()

@@ -19,7 +19,8 @@ import pytest
 
 from AI_Agent import AI_Agent
 from Graphics import Graphics
-from Human_Agent import Human_Agent
+from Agents import make_agent
+from Human_Agent import HumanMoveError, Human_Agent
 from Minimax_Agent import Minimax_Agent
 from Q_Table import load_table
 from Random_Agent import Random_Agent
@@ -44,7 +45,7 @@ def last_tuple(output: str) -> tuple[int, int, int]:
     return tuple(int(n) for n in found.groups())
 
 
-# --- the chapter's trainer and the course's scripts, run as a teacher runs them ----------------------
+# --- the chapter's trainer and the course's scripts, run as a teacher runs them -------------------
 
 @pytest.fixture(scope="module")
 def course_repo(tmp_path_factory) -> Path:
@@ -56,9 +57,9 @@ def course_repo(tmp_path_factory) -> Path:
         trainer = chapter_code.solved_trainer()
     except chapter_code.ListingMissing as missing:
         pytest.skip(str(missing))
-    files = {"MC_Trainer.py": trainer, "Tester.py": script("Tester.py"),
-             "MC_Trainer_o.py": script("MC_Trainer_o.py"),
-             "SARSA_Trainer.py": script("SARSA_Trainer.py"), "Game.py": script("Game.py")}
+    files = {name: script(name) for name in ("Tester.py", "MC_Trainer_o.py", "SARSA_Trainer.py",
+                                             "Game.py")}
+    files["MC_Trainer.py"] = trainer
     repo = repo_copy(tmp_path_factory.mktemp("course"), files)
     trained = run_script(repo, "MC_Trainer.py")
     repo.joinpath("trained.log").write_text(trained.stdout + "\n--stderr--\n" + trained.stderr)
@@ -161,7 +162,7 @@ def test_the_course_game_loop_plays_resets_and_quits_headless(course_repo):
     assert cells.count(X) <= 1 and cells.count(O) == 0 and player == (O if X in cells else X)
 
 
-# --- the calls themselves ------------------------------------------------------------------------------
+# --- the calls themselves ---------------------------------------------------------------------
 
 def test_the_live_game_resets_while_positions_and_table_keys_never_change():
     env = TicTacToe(State())
@@ -210,7 +211,8 @@ def test_every_agent_takes_the_course_graphics_argument_and_calls():
     graphics = Graphics(window=False)
     agents = [Random_Agent(1, env, graphics), Random_Agent_Advanced(-1, env=env, graphics=None),
               AI_Agent(1, env, graphics=None, Q_table_PATH=None, train=True),
-              AI_Agent(1, env, graphics, "Data/Q_MC_X.pth", False), Minimax_Agent(1, env, graphics)]
+              AI_Agent(1, env, graphics, "Data/Q_MC_X.pth", False),
+              Minimax_Agent(1, env, graphics)]
     state = State()
     for agent in agents:
         assert agent.get_action(state=state, epoch=5) in state.legal_actions()
@@ -222,7 +224,38 @@ def test_every_agent_takes_the_course_graphics_argument_and_calls():
     clicks = [pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=centre, button=1)]
     assert human.get_action(clicks) == (2, 2) and human(clicks, env.state) == (2, 2)
     assert human.get_action([]) is None
-    assert human.get_action(clicks) == (2, 2) and np.int64(2) == human.get_action(clicks)[0]
+    for asked_as_a_computer in ({"events": State()}, {"state": State()},
+                                {"state": env.state, "epoch": 3}):
+        with pytest.raises(HumanMoveError):
+            human.get_action(**asked_as_a_computer)
+
+
+@pytest.mark.parametrize("spec", ["random", "advanced", "minimax", "playout:pnum=5",
+                                  "mcts:iterations=20", "Data/Q_MC_O.pth", "random+advanced"])
+def test_every_computer_agent_reads_the_live_game_as_its_position(spec):
+    env = TicTacToe(State())
+    env.move((1, 1))
+    agent = make_agent(spec, O, env, seed=4)
+    for ask in (lambda: agent.get_action(env.state), lambda: agent.get_action(state=env.state),
+                lambda: agent(None, env.state), lambda: agent()):
+        assert ask() in env.position.legal_actions()
+
+
+def test_the_live_game_takes_only_positions():
+    env = TicTacToe(State())
+    for wrong in ([0] * 9, np.zeros((3, 3)), None, {"board": 0}):
+        with pytest.raises(TypeError, match="expected a State"):
+            env.state = wrong
+        with pytest.raises(TypeError, match="expected a State"):
+            TicTacToe(wrong if wrong is not None else 0)
+    after = env.next_state(State(), (0, 0))[0]
+    env.state = after
+    assert env.position is after and type(env.position) is State
+    other = TicTacToe(env.state)
+    assert other.position is after and other.state is not env.state
+    nested = Live_State(Live_State(after))
+    assert type(nested.copy()) is State and nested.reset() == State()
+    assert env.state.reset() is State() and env.reset() is State()
 
 
 def test_q_taken_at_import_stays_the_agents_table_after_load_q(tmp_path):

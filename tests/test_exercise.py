@@ -599,10 +599,13 @@ def test_the_chapters_solution_passes(chapter_repo):
 
 
 def test_the_chapters_solution_trains_from_the_command_line(chapter_repo, tmp_path):
+    """Its main sets epochs = 200000 itself: --epochs cannot shorten the run, and says so."""
     result = run(["MC_Trainer.py", "--epochs", "2000", "--seed", "3", "--out",
                   str(tmp_path / "mine.pth")], chapter_repo)
     assert result.returncode == 0, result.stdout + result.stderr
+    assert "note: --epochs does not reach your main, which sets epochs itself" in result.stdout
     assert "test(100): X wins" in result.stdout and (tmp_path / "mine.pth").is_file()
+    assert "199999" in result.stdout      # the chapter's print(epoch, end="\r"): all of them
 
 
 def test_a_solution_for_both_sides_passes_the_bonus_piece(exercise, tmp_path):

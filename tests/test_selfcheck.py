@@ -75,7 +75,47 @@ STYLES = {
 '''),
     "module alpha, fewer episodes": "alpha = 0.05\n\n" + a_main(
         CHAPTER_LOOP, head="    start = 0\n    epochs = 30000\n"),
+    "all updates after all episodes": a_main('''
+    episodes = [Generate_episode(player, epoch) for epoch in range(start, epochs)]
+    for episode in episodes:
+        G = 0
+        for state, action, reward in reversed(episode[:-1]):
+            G = gamma * G + reward
+            player.Q[(state, action)] = player.Q.get((state, action), 0) + alpha * (
+                G - player.Q.get((state, action), 0))
+'''),
+    "numpy epochs": a_main(CHAPTER_LOOP.replace("range(start, epochs)",
+                                                "__import__('numpy').arange(start, epochs)")),
 }
+
+# A Generate_episode and a main that work for either side, taking Q = player1.Q at import.
+EITHER_SIDE_HEADER = ("PATH = 'Data/Q_MC_both.pth'\n\nenv = TicTacToe(State())\n"
+                      "player1 = AI_Agent(1, env, graphics=None, Q_table_PATH=None)\n"
+                      "player2 = Random_Agent(-1, env, graphics=None)\nQ = player1.Q\n\n"
+                      "gamma = 0.9\n\n")
+EITHER_SIDE_GENERATE = '''def Generate_episode(player, epoch):
+    steps, state = [], State()
+    while not env.end_of_game(state):
+        if state.player != player.player:
+            state, _ = env.next_state(state, player2.get_action(state=state))
+            continue
+        action = player.get_action(state=state, epoch=epoch)
+        after, reward = env.next_state(state, action)
+        if not env.end_of_game(after):
+            after, reward = env.next_state(after, player2.get_action(state=after))
+        steps.append((state, action, reward))
+        state = after
+    return steps + [(state,)]
+'''
+EITHER_SIDE_MAIN = a_main('''
+    for epoch in range(start, epochs):
+        episode = Generate_episode(player, epoch)
+        episode.pop()
+        G = 0
+        for state, action, reward in reversed(episode):
+            G = gamma * G + player.player * reward
+            Q[(state, action)] = Q.get((state, action), 0) + alpha * (G - Q.get((state, action), 0))
+''')
 
 # mistake -> (piece, what to type, a piece of the hint it must get)
 MISTAKES = {
@@ -107,7 +147,8 @@ MISTAKES = {
                   "main must save the trained table"),
     "no test(100)": (3, {"main": a_main(CHAPTER_LOOP, tail="    player.save_Q(PATH)\n")},
                      "print(test(100))"),
-    "a state after the move": (2, {"generate": None}, "a copy of the position before your move"),
+    "a state after the move": (2, {"generate": "the chapter's, storing after_state"},
+                               "a copy of the position before your move"),
     "epsilon never decays": (1, {"epsilon": "    def epsilon_greedy(self, epoch):\n"
                                             "        return 1.0\n"}, "never decays"),
     "epsilon rises again": (1, {"epsilon": '''    def epsilon_greedy (self, epoch):
@@ -134,10 +175,6 @@ MISTAKES = {
 '''}, "decays too fast (linear, down to 0.01 at episode 100)"),
     "exit() in main": (3, {"main": a_main(CHAPTER_LOOP, tail="    exit()\n")}, "called exit()"),
 }
-# A Generate_episode that stores the position after the learner's move.
-AFTER_THE_MOVE = None
-
-
 def chapter_generate(chapter) -> str:
     return chapter.listing("solution_Generate_episode.py")
 
@@ -189,6 +226,51 @@ def test_a_correct_main_in_any_reasonable_style_passes(students, tmp_path, chapt
     assert code == 0 and "piece 3" in output and ": passed (as X" in output, output
 
 
+def test_a_main_for_either_side_through_q_taken_at_import_passes_for_x_and_o(
+        students, tmp_path, chapter):
+    folder = typed(students, tmp_path, chapter, header=EITHER_SIDE_HEADER,
+                   generate=EITHER_SIDE_GENERATE, main=EITHER_SIDE_MAIN)
+    code, output, _ = check(folder, "--piece", "2", "--piece", "3", "--piece", "4")
+    assert code == 0, output
+    assert "passed (as O: 200,000 episodes, alpha 0.01, gamma 0.9, saved, test(100))" in output
+
+
+def test_o_learning_from_x_rewards_gets_its_hint(students, tmp_path, chapter):
+    folder = typed(students, tmp_path, chapter, header=EITHER_SIDE_HEADER,
+                   generate=EITHER_SIDE_GENERATE,
+                   main=EITHER_SIDE_MAIN.replace("player.player * reward", "reward"))
+    code, output, _ = check(folder, "--piece", "4")
+    assert code == 1 and "for O, negate the rewards" in output, output
+
+
+def test_a_global_named_player_does_not_start_the_bonus_piece(students, tmp_path, chapter):
+    header = chapter.listing("solution_main.py").partition("def main")[0] + "player = None\n"
+    folder = typed(students, tmp_path, chapter, header=header)
+    code, output, _ = check(folder, "--piece", "4")
+    assert "piece 4" in output and output.splitlines()[0].endswith("not attempted"), output
+
+
+def test_a_process_started_by_the_students_code_ends_with_its_check(students, tmp_path, chapter):
+    marker = tmp_path / "still-running.txt"
+    later = f"import time; time.sleep(3); open({str(marker)!r}, 'w').write('x')"
+    spawn = f"    __import__('subprocess').Popen([__import__('sys').executable, '-c', {later!r}])\n"
+    folder = typed(students, tmp_path, chapter,
+                   main=a_main(CHAPTER_LOOP, tail=spawn + "    player.save_Q(PATH)\n"
+                                                          "    print(test(100))\n"))
+    code, output, _ = check(folder, "--piece", "3")
+    assert code == 0, output
+    time.sleep(4)
+    assert not marker.exists()
+
+
+def test_more_episodes_than_the_check_plays_are_named_not_called_endless(
+        students, tmp_path, chapter):
+    main = a_main(CHAPTER_LOOP, head="    start = 0\n    epochs = 3000000\n    alpha = 0.01\n")
+    folder = typed(students, tmp_path, chapter, main=main)
+    code, output, _ = check(folder, "--piece", "3")
+    assert code == 1 and "more than 2,000,000 episodes, so the check stopped it" in output
+
+
 def test_the_skeletons_header_trains_against_its_own_player2(students, tmp_path, chapter):
     """The skeleton's header (Random_Agent as player2, gamma 0.9) with the chapter's main: the
     check reads gamma 0.9 from the module and trains against random."""
@@ -217,13 +299,14 @@ def test_each_mistake_gets_its_own_hint(students, tmp_path, chapter, mistake):
     assert not any(other in output for other in others if other not in hint), output
 
 
-def test_a_stuck_loop_costs_about_thirty_seconds_in_all(students, tmp_path, chapter):
-    stuck = a_main("    while True:\n        pass\n")
+def test_a_stuck_loop_costs_about_twenty_five_seconds_in_all(students, tmp_path, chapter):
+    stuck = a_main("    side = player.player\n    while True:\n        pass\n")
     folder = typed(students, tmp_path, chapter, main=stuck)
     code, output, seconds = check(folder, timeout=120)
-    assert code == 1 and "piece 3" in output and "TIMED OUT" in output, output
-    assert "piece 4 -- " in output and seconds < 35, (seconds, output)
-    assert "Pieces 1-3 must pass" in output
+    lines = output.splitlines()
+    assert code == 1 and "TIMED OUT -- still running after 20 s" in lines[2], output
+    assert "SKIPPED -- not run again: piece 3 timed out" in lines[3], output
+    assert "Pieces 1-3 must pass" in output and seconds < 30, (seconds, output)
 
 
 def test_the_raw_exercise_says_not_written_and_bonus_not_attempted(students):

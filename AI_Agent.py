@@ -44,15 +44,13 @@ class AI_Agent(Agent):
         if Q_table_PATH is not None:
             self.load_Q(Q_table_PATH)
 
-    def epsilon_greedy(self, epoch: int | None) -> float:
-        """The exploration rate at episode ``epoch`` (0-based); ``None`` means training is over.
+    def epsilon_greedy(self, epoch: int) -> float:
+        """The exploration rate at episode ``epoch`` (0-based).
 
         linear: from 1.0 down to 0.01 over the first ``decay_epochs`` episodes, then 0.01.
         exp:    0.01 + (1.0 - 0.01) * exp(-epoch / (decay_epochs / 5)).
         """
         # [exercise piece 1: epsilon_greedy] solution begins
-        if epoch is None:
-            return EPSILON_FINAL
         if self.epsilon_schedule == "exp":
             return EPSILON_FINAL + (EPSILON_START - EPSILON_FINAL) * math.exp(
                 -epoch * 5 / self.decay_epochs)

@@ -35,6 +35,7 @@ from Episode import learning_steps, play_game, play_games
 from Learning_Curves import Learning_Curve
 from Q_Table import check_writable
 from Random_Agent import Random_Agent
+from Random_Agent_Advanced import Random_Agent_Advanced  # noqa: F401 (the chapter's header)
 from State import O, X, State, symbol
 from Symmetry import images
 from TicTacToe import TicTacToe
@@ -156,27 +157,48 @@ def configure(argv: list[str] | None = None, announce: bool = True) -> None:
 
 def run_your_main(argv: list[str]) -> int:
     """``python MC_Trainer.py`` in the exercise: the student's module runs as written (its own
-    ``player1``, ``player2``, ``PATH``, ``gamma``); only the flags given change it, and the
-    script says which of them cannot reach the student's main."""
-    global PATH, player1, player2
+    ``player1``, ``player2``, ``PATH``, ``gamma``); only the flags given change it, the script
+    says which of them cannot reach the student's main, and the module is as it was afterwards
+    (so a second run in the same process starts from the same place)."""
     args = Trainer.parse_arguments("MC_Trainer.py", __doc__.split("\n\n")[0], DEFAULTS, argv,
                                    variants={"plain": (PLAIN_HELP, {})})
     given = {word[2:].split("=")[0] for word in argv if word.startswith("--")}
+    self_play = args.opponent.strip().lower() == Trainer.SELF_PLAY
     for need, reason in NEEDS_SOLVED_MAIN.items():
-        self_play = args.opponent.strip().lower() == Trainer.SELF_PLAY
         if need in given or (need == "self" and self_play):
             cli.fail(f"error: {reason}; your main trains on its own (leave the flag out)")
+    names = ("player1", "player2", "PATH", *PARAMETERS)
+    kept = {name: globals()[name] for name in names}
+    sides, decay = (player1.player, player2.player), player1.decay_epochs
+    try:
+        set_up_your_run(args, given)
+        try:
+            main()
+        except KeyboardInterrupt:
+            print("\nInterrupted: your main was stopped before it finished; it saved nothing "
+                  "unless it saves along the way", file=sys.stderr)
+            return cli.INTERRUPTED
+        Trainer.print_reports([player1])
+        return 0
+    finally:
+        globals().update(kept)
+        (player1.player, player2.player), player1.decay_epochs = sides, decay
+
+
+def set_up_your_run(args, given: set[str]) -> None:
+    """Apply the flags ``given`` to the student's module, seed its players (``--seed``, else a
+    fresh seed, printed) and say what will be trained."""
+    global PATH, player1, player2
+    player1.Q.clear()     # a run starts from an empty table, as in a fresh process
     if "side" in given and Trainer.SIDES[args.side] != player1.player:
         # the same objects on the other sides, so a Q = player1.Q taken at import stays theirs
         player1.player, player2.player = -player1.player, player1.player
-        player1.Q.clear()
     if "opponent" in given:
         player2 = Trainer.make_opponent(args.opponent, -player1.player, env, args.seed)
-    if "seed" in given:
-        random.seed(args.seed)    # for code that draws from random itself
-        for role, agent in (("learner", player1), ("opponent", player2)):
-            if isinstance(agent, Agent):
-                agent.rng.seed(Trainer.learner_seed(args.seed, role))
+    random.seed(args.seed)    # for code that draws from random itself
+    for role, agent in (("learner", player1), ("opponent", player2)):
+        if isinstance(agent, Agent):
+            agent.rng.seed(Trainer.learner_seed(args.seed, role))
     PATH = args.out or PATH
     check_writable(PATH)
     own = [name for name in PARAMETERS if name in inspect.unwrap(main).__code__.co_varnames]
@@ -185,18 +207,15 @@ def run_your_main(argv: list[str]) -> int:
             globals()[name] = getattr(args, name)
             if name in own:
                 print(f"note: --{name} does not reach your main, which sets {name} itself")
+    if "epochs" in given and "epochs" not in own:
+        player1.decay_epochs = max(1, args.epochs // 2)   # as the solved trainer's schedule
     if "epsilon" in given:
         print("note: --epsilon does not reach your main: your epsilon_greedy sets the schedule")
+    player1.meta = Trainer.describe_run("your main", player1.player, args, 0)
+    player1.meta.update({name: "set by your main" for name in own})
     print(f"Training with your main: {symbol(player1.player)} against {type(player2).__name__}, "
-          f"saving to {PATH}" + (f" (it sets {', '.join(own)} itself)" if own else ""))
-    try:
-        main()
-    except KeyboardInterrupt:
-        print("\nInterrupted: your main was stopped before it finished; it saved nothing unless "
-              "it saves along the way", file=sys.stderr)
-        return cli.INTERRUPTED
-    Trainer.print_reports([player1])
-    return 0
+          f"seed {args.seed}, saving to {PATH}"
+          + (f" (it sets {', '.join(own)} itself)" if own else ""))
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -28,7 +28,7 @@ from typing import Callable, NamedTuple
 from tqdm import tqdm
 
 import cli
-from AI_Agent import EPSILON_FINAL, EPSILON_SCHEDULES, AI_Agent
+from AI_Agent import EPSILON_SCHEDULES, AI_Agent
 from Agents import make_agent
 from Episode import learning_steps, play_game
 from Learning_Curves import PLOT_FORMATS, Learning_Curve, exact_results
@@ -80,9 +80,9 @@ class Geometric_Learner(AI_Agent):
         super().__init__(player, env, train=True, seed=seed)
         self.epsilon_schedule = "geometric"
 
-    def epsilon_greedy(self, epoch: int | None) -> float:
-        """``GEOMETRIC_RATE ** epoch``; once training is over (``None``) the usual final 0.01."""
-        return EPSILON_FINAL if epoch is None else GEOMETRIC_RATE ** epoch
+    def epsilon_greedy(self, epoch: int) -> float:
+        """``GEOMETRIC_RATE ** epoch``."""
+        return GEOMETRIC_RATE ** epoch
 
 
 def learner_seed(seed: int | None, role: str) -> str | None:

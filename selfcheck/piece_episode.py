@@ -56,6 +56,11 @@ def recording_agents(student, side: int, game: int, log: list):
         def get_action(self, state, epoch=None):
             return learner_moves.move(state, epoch)
 
+        def get_Q_action(self, state=None):
+            raise Failure("Generate_episode asked the learner for its greedy move "
+                          "(get_Q_action): ask player.get_action(state=..., epoch=epoch), which "
+                          "explores with this episode's epsilon and plays greedily otherwise")
+
     class Recording_Opponent(Random_Agent):
         def get_action(self, state, epoch=None):
             return opponent_moves.move(state, epoch)

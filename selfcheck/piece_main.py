@@ -146,7 +146,8 @@ def check(student, side: int) -> str:
         raise Failure("the saved table differs from player.Q at the end: save it after the last "
                       "episode")
     if not stand_ins.tests:
-        raise Failure("main must end with print(test(100)), to show how the trained agent plays")
+        raise Failure("main must end with test(100) (the chapter prints it: print(test(100))), "
+                      "to show how the trained agent plays")
     return (f"as {symbol(side)}: {len(stand_ins.calls):,} episodes, alpha {alpha:g}, gamma "
             f"{gamma:g}, saved, test({stand_ins.tests[-1]})")
 
@@ -196,7 +197,8 @@ def judge_values(trainer, episodes, side, start, observed) -> tuple[float, float
         raise Failure(generic_hint(episodes, side, start, got, module_gamma))
     model, alpha, gamma = fitted
     if model != reference.CORRECT:
-        raise Failure(f"{where(episodes, side, alpha, gamma)}: {MISTAKE_HINTS[model]}")
+        shown = None if model == reference.REWARD_ONLY else gamma   # no gamma in that table
+        raise Failure(f"{where(episodes, side, alpha, shown)}: {MISTAKE_HINTS[model]}")
     if close(alpha, 1.0):
         raise Failure(f"{where(episodes, side, alpha, gamma)}: Q is set to G itself; move it only "
                       "a fraction alpha of the way: Q + alpha * (G - Q), with alpha = 0.01")
@@ -268,21 +270,29 @@ MISTAKE_HINTS = {
 }
 
 
-def where(episodes, side: int, alpha: float, gamma: float) -> str:
-    return (f"after the hand-made episodes ({symbol(side)} learns; your main used alpha "
-            f"{alpha:g}, gamma {gamma:g})")
+def where(episodes, side: int, alpha: float, gamma: float | None) -> str:
+    used = f"alpha {alpha:g}" + ("" if gamma is None else f", gamma {gamma:g}")
+    return f"after the hand-made episodes ({symbol(side)} learns; your main used {used})"
 
 
 def generic_hint(episodes, side, start, got, module_gamma) -> str:
-    """The first value that is off, against the update with the course's alpha and gamma."""
+    """A step that was never updated, or else the first value that is off, against the update
+    with the course's alpha and gamma."""
     gamma = module_gamma if isinstance(module_gamma, float) else 0.95
     want = reference.mc_values(episodes, side, start, gamma, 0.01)
-    for number, episode in enumerate(episodes, start=1):
-        for step, (state, action, _) in enumerate(episode[:-1], start=1):
-            if not close(got[(state, action)], want[(state, action)], 1e-7):
-                return (f"after main, Q of step {step} of hand-made episode {number} "
-                        f"({len(episode) - 1} steps, {symbol(side)} learns) should be "
-                        f"{want[(state, action)]:.6g} with alpha 0.01 and gamma {gamma:g}, got "
-                        f"{fmt(got[(state, action)])}: walking backwards, G = gamma * G + reward "
-                        "and Q <- Q + alpha * (G - Q)")
+    steps = [(number, step, len(episode) - 1, (state, action))
+             for number, episode in enumerate(episodes, start=1)
+             for step, (state, action, _) in enumerate(episode[:-1], start=1)]
+    for number, step, length, pair in steps:
+        if close(got[pair], start.get(pair, 0.0)):
+            return (f"step {step} of hand-made episode {number} ({length} step"
+                    f"{'s' if length > 1 else ''}) was never updated, its value is still "
+                    f"{fmt(got[pair])}: walk every step of each episode, from the last to the "
+                    "first")
+    for number, step, length, pair in steps:
+        if not close(got[pair], want[pair], 1e-7):
+            return (f"after main, Q of step {step} of hand-made episode {number} ({length} "
+                    f"steps, {symbol(side)} learns) should be {want[pair]:.6g} with alpha 0.01 "
+                    f"and gamma {gamma:g}, got {fmt(got[pair])}: walking backwards, G = gamma * "
+                    "G + reward and Q <- Q + alpha * (G - Q)")
     return "the table does not match the Monte Carlo update"

@@ -139,7 +139,7 @@ def type_in_chapter(repo: Path, main: str | None = None, generate: str | None = 
     """The chapter's solution typed into the students' version ``repo``, exactly as printed:
     ``Generate_episode`` and ``main`` in place of the stubs, the solution's module header lines
     (PATH, env, player1, player2 = Random_Agent_Advanced(...), gamma = 0.95) at module level
-    before them, with the one import the header needs, and the solution's ``get_Q`` and
+    before them (the students' file imports what the header uses), and the solution's ``get_Q`` and
     ``epsilon_greedy`` in place of the class's. The keywords put other texts in the place of the
     solution's (the wrong answers below)."""
     header, chapter_main = solution_main()
@@ -153,9 +153,6 @@ def type_in_chapter(repo: Path, main: str | None = None, generate: str | None = 
     where = next(node.lineno for node in tree.body
                  if isinstance(node, ast.FunctionDef) and node.name == "Generate_episode") - 1
     lines[where:where] = [header.rstrip("\n") + "\n\n\n"]
-    last_import = max(node.end_lineno for node in tree.body
-                      if isinstance(node, (ast.Import, ast.ImportFrom)))
-    lines[last_import:last_import] = ["from Random_Agent_Advanced import Random_Agent_Advanced\n"]
     trainer.write_text("".join(lines), encoding="utf-8")
     agent_methods = agent_methods or methods(chapter("solution_AI_Agent_methods.py"))
     for name, method in agent_methods.items():
@@ -321,7 +318,7 @@ def test_the_course_names_are_in_the_contracts():
     for name in ("epochs", "Generate_episode(player1, epoch)", "player1.save_Q(PATH)",
                  "test(100)", "gamma", "alpha", "(final_state,)"):
         assert name in contract[MAIN], name
-    for name in ("EPSILON_START", "EPSILON_FINAL", "self.decay_epochs", "None"):
+    for name in ("EPSILON_START", "EPSILON_FINAL", "self.decay_epochs"):
         assert name in contract[EPSILON], name
 
 

@@ -123,10 +123,10 @@ def _methods(text: str) -> dict[str, str]:
 def type_in_solution(folder: Path, main: str | None = None, generate: str | None = None,
                      epsilon: str | None = None, header: str | None = None) -> None:
     """Type the chapter's solution into the students' version in ``folder`` as a student does:
-    its module header lines into MC_Trainer.py (with the import they need), its ``main`` and
-    ``Generate_episode`` in place of the stubs, its ``get_Q`` and ``epsilon_greedy`` into
-    AI_Agent.py. ``main``, ``generate``, ``epsilon`` and ``header`` type other code in their
-    place."""
+    its module header lines into MC_Trainer.py (as printed: the file imports what they use),
+    its ``main`` and ``Generate_episode`` in place of the stubs, its ``get_Q`` and
+    ``epsilon_greedy`` into AI_Agent.py. ``main``, ``generate``, ``epsilon`` and ``header``
+    type other code in their place."""
     solved_header, _, solved_main = listing("solution_main.py").partition("def main")
     header = solved_header if header is None else header
     trainer = (folder / "MC_Trainer.py").read_text(encoding="utf-8")
@@ -134,8 +134,7 @@ def type_in_solution(folder: Path, main: str | None = None, generate: str | None
     trainer = _replace_function(trainer, "Generate_episode",
                                 generate or listing("solution_Generate_episode.py"))
     at = trainer.index("\ndef Generate_episode")
-    typed_header = "\nfrom Random_Agent_Advanced import Random_Agent_Advanced\n" + header
-    (folder / "MC_Trainer.py").write_text(trainer[:at] + typed_header + trainer[at:],
+    (folder / "MC_Trainer.py").write_text(trainer[:at] + "\n" + header + trainer[at:],
                                           encoding="utf-8")
     agent = (folder / "AI_Agent.py").read_text(encoding="utf-8")
     methods = _methods(listing("solution_AI_Agent_methods.py"))

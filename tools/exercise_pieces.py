@@ -71,14 +71,14 @@ INSTRUCTIONS = {
         piece=1,
         function="AI_Agent.epsilon_greedy",
         english="""
-Return epsilon, the chance that get_action explores, at episode `epoch` (0 is the first; None:
-training is over). From EPSILON_START (1.0) it falls to EPSILON_FINAL (0.01) by episode
+Return epsilon, the chance that get_action explores, at episode `epoch` (0 is the first).
+From EPSILON_START (1.0) it falls to EPSILON_FINAL (0.01) by episode
 self.decay_epochs and stays: never below it, never up again. Linear or exponential, as in the
 docstring (self.epsilon_schedule names the one asked for).
 """,
         hebrew="""
-החזירו את אפסילון, ההסתברות ש-get_action יחקור, באפיזודה `epoch` (0 היא הראשונה; None: האימון
-נגמר). מ-EPSILON_START (1.0) הוא יורד עד EPSILON_FINAL (0.01) באפיזודה self.decay_epochs ונשאר:
+החזירו את אפסילון, ההסתברות ש-get_action יחקור, באפיזודה `epoch` (0 היא הראשונה).
+מ-EPSILON_START (1.0) הוא יורד עד EPSILON_FINAL (0.01) באפיזודה self.decay_epochs ונשאר:
 לא מתחתיו ולא עולה שוב. ליניארי או מעריכי, כמו בתיעוד (self.epsilon_schedule אומר איזה התבקש).
 """),
     "Generate_episode": Instructions(
@@ -223,9 +223,9 @@ HINTS: dict[int, tuple[Hint, ...]] = {
              "של הדעיכה שעבר עד אפיזודה `epoch` הוא epoch חלקי self.decay_epochs; אפסילון ירד "
              "את החלק הזה מהמרחק שבין ההתחלה לסוף."),
         Hint("Past self.decay_epochs the line would go below EPSILON_FINAL: before computing it, "
-             "return EPSILON_FINAL when epoch is None or has reached self.decay_epochs.",
+             "return EPSILON_FINAL when epoch has reached self.decay_epochs.",
              "אחרי self.decay_epochs הקו היה יורד מתחת ל-EPSILON_FINAL: לפני החישוב, החזירו "
-             "EPSILON_FINAL כש-epoch הוא None או הגיע ל-self.decay_epochs."),
+             "EPSILON_FINAL כש-epoch הגיע ל-self.decay_epochs."),
         Hint("Exponential, if you want it too: the docstring's formula, with math.exp. Offer both "
              "by checking self.epsilon_schedule (\"linear\" or \"exp\"); python check.py accepts "
              "either.",
@@ -256,7 +256,7 @@ HINTS: dict[int, tuple[Hint, ...]] = {
              "-- then go on from the position where the step ended. After the loop append "
              "(state,): a tuple of one, note the comma.",
              "הוסיפו את הצעד עם state.copy() -- המצב שלפני המהלך של הלומד -- והמשיכו מהמצב שבו "
-             "הצעד נגמר. אחרי הלולאה הוסיפו (state,): זוג בן איבר אחד, שימו לב לפסיק."),
+             "הצעד נגמר. אחרי הלולאה הוסיפו (state,): טאפל בן איבר אחד, שימו לב לפסיק."),
         Hint("Bonus piece 4: when the learner plays O (player.player == -1), X is player2 and "
              "moves first. Play that one move before the loop, so that every step starts with "
              "the learner to move.",

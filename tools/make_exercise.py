@@ -327,7 +327,8 @@ def students_conftest(text: str) -> str:
 
 def students_gitignore(text: str | None) -> str:
     """The teachers' .gitignore without what only the teachers have, and with the hint file."""
-    kept = [line for line in (text or "").splitlines() if line.strip() not in TEACHERS_IGNORES]
+    kept = [line for line in (text or "").splitlines()
+            if line.strip() not in (*TEACHERS_IGNORES, HINTS_FILE)]
     kept += ["# which hints python check.py --hint has shown you", HINTS_FILE]
     return "\n".join(kept) + "\n"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from Agent import Agent
-from Q_Table import load_table, save_table
+from tables.files import load_table, save_table
 from State import State, position_of
 from TicTacToe import Action, TicTacToe
 
@@ -96,7 +96,7 @@ class AI_Agent(Agent):
         """Load a table saved by ``save_Q`` (or by the course's original code) for this side.
 
         The table goes into the same dict ``self.Q``, so a name bound to it earlier (the course's
-        ``Q = player1.Q``) sees it. Raises ``Q_Table.TableError`` (a ``ValueError``) naming the
+        ``Q = player1.Q``) sees it. Raises ``tables.files.TableError`` (a ``ValueError``) naming the
         file and the problem; ``self.Q`` is then left as it was.
         """
         table, _, self.meta = load_table(path, side=self.player)

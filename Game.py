@@ -23,7 +23,7 @@ import pygame
 
 import cli
 from Agent import PolicyUnknown
-from Agents import is_table_path, make_agent, parse_spec
+from players.specs import is_table_path, make_agent, parse_spec
 from Graphics import (DEFAULT_SIZE, PROBABILITIES, Q_VALUES, SEARCH_SCORES, TITLE, VALUE_NAMES,
                       Graphics, Overlay, View)
 from Human_Agent import Human_Agent

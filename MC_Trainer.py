@@ -28,16 +28,16 @@ import random
 import sys
 
 import cli
-import Trainer
+from training import trainer as Trainer
 from AI_Agent import AI_Agent
 from Agent import Agent
 from Episode import learning_steps, play_game, play_games
-from Learning_Curves import Learning_Curve
-from Q_Table import check_writable
+from training.curves import Learning_Curve
+from tables.files import check_writable
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced  # noqa: F401 (the chapter's header)
 from State import O, X, State, symbol
-from Symmetry import images
+from exact.symmetry import images
 from TicTacToe import TicTacToe
 
 # The course's parameters (SPEC section 5).

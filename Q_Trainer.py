@@ -25,7 +25,7 @@ import math
 import sys
 
 import cli
-import Trainer
+from training import trainer as Trainer
 from State import State
 from TicTacToe import Action
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 
 import cli
-import Trainer
+from training import trainer as Trainer
 from State import State
 from TicTacToe import Action
 

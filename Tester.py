@@ -16,13 +16,13 @@ import sys
 
 import cli
 from Agent import PolicyUnknown
-from Agents import VALID_SPECS, describe, is_table_path, make_agent
+from players.specs import VALID_SPECS, describe, is_table_path, make_agent
 from Episode import play_games
-from Q_Table import load_table
-from Q_View import UNSEEN, board_grid, show_q
+from tables.files import load_table
+from tables.view import UNSEEN, board_grid, show_q
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
-from Solver import (as_outcome, best_response, exact_outcome, minimax_value, side_result,
+from exact.solver import (as_outcome, best_response, exact_outcome, minimax_value, side_result,
                     worst_case)
 from State import O, State, X, parse_moves, symbol
 from TicTacToe import TicTacToe

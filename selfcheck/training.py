@@ -16,10 +16,10 @@ import tempfile
 import time
 
 from Agent import Agent
-from Learning_Curves import exact_results
-from Q_Table import save_table
+from training.curves import exact_results
+from tables.files import save_table
 from selfcheck.common import Stop, call
-from Solver import worst_case
+from exact.solver import worst_case
 from State import O, X, symbol
 
 CHECK_EVERY = 256   # episodes between looks at the clock

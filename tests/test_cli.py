@@ -17,7 +17,7 @@ import pytest
 import torch
 
 import cli
-from Q_Table import save_table
+from tables.files import save_table
 from State import O, X, State, parse_moves
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,13 +19,13 @@ import pytest
 
 from AI_Agent import AI_Agent
 from Graphics import Graphics
-from Agents import make_agent
+from players.specs import make_agent
 from Human_Agent import HumanMoveError, Human_Agent
-from Minimax_Agent import Minimax_Agent
-from Q_Table import load_table
+from players.minimax import Minimax_Agent
+from tables.files import load_table
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
-from Solver import exact_result
+from exact.solver import exact_result
 from State import O, X, Live_State, State
 from TicTacToe import TicTacToe
 from tools.chapter_code import repo_copy, run_script

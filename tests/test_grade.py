@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from AI_Agent import AI_Agent
-from Learning_Curves import exact_results
-from Solver import worst_case
+from training.curves import exact_results
+from exact.solver import worst_case
 from State import O, X
 from tools import make_exercise
 from tools.grade import read_tree

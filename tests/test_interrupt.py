@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import Trainer
+from training import trainer as Trainer
 from AI_Agent import AI_Agent
-from Q_Table import load_table
+from tables.files import load_table
 from State import X, State
 
 ROOT = Path(__file__).resolve().parent.parent

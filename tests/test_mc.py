@@ -7,12 +7,12 @@ import pytest
 
 import MC_Trainer
 from AI_Agent import AI_Agent
-from Q_Table import load_table
+from tables.files import load_table
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
-from Solver import exact_outcome, worst_case
+from exact.solver import exact_outcome, worst_case
 from State import O, ONGOING, X, State
-from Symmetry import images
+from exact.symmetry import images
 from TicTacToe import REWARD, TicTacToe
 
 DATA = Path(__file__).resolve().parent.parent / "Data"

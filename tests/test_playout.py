@@ -11,11 +11,11 @@ import time
 import pytest
 
 from Agent import PolicyUnknown
-from Agents import SpecError, make_agent
-from MCTS_Agent import DEFAULT_ITERATIONS, Edge, MCTS_Agent
-from Playout_Agent import Playout_Agent, Tally, playout
+from players.specs import SpecError, make_agent
+from players.mcts import DEFAULT_ITERATIONS, Edge, MCTS_Agent
+from players.playout import Playout_Agent, Tally, playout
 from Random_Agent import Random_Agent
-from Solver import exact_outcome, minimax_value, worst_case
+from exact.solver import exact_outcome, minimax_value, worst_case
 from State import DRAW, O, ONGOING, WIN_LINES, X, State, all_states, parse_moves
 
 STANDARD_ERRORS = 5  # a sampled figure may be this many standard errors off (about 1 in 1.7 million)
@@ -162,7 +162,7 @@ def wall_seconds(agent, state: State, tries: int = 3) -> list[float]:
 
 
 def test_the_time_limit_ends_the_rounds_at_the_first_check_after_it(monkeypatch):
-    import Playout_Agent as module
+    from players import playout as module
     monkeypatch.setattr(module, "perf_counter", Fake_Clock(0.25))  # the deadline is read at 0.25
     statistics, _ = Playout_Agent(X, timelimit=1.0).decide(State())
     assert {tally.playouts for tally in statistics.values()} == {4}  # checks at 0.5 ... 1.25
@@ -245,7 +245,7 @@ def test_mcts_time_budget_is_honoured(monkeypatch):
     assert min(abs(s - limit) for s in seconds) <= TIME_TOLERANCE * limit
     with pytest.raises(PolicyUnknown):
         agent.action_probs(State())
-    import MCTS_Agent as module
+    from players import mcts as module
     monkeypatch.setattr(module, "perf_counter", Fake_Clock(0.25))
     visits = MCTS_Agent(X, time=1.0, show="visits").analyse(State())
     assert sum(visits.values()) == 4

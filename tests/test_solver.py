@@ -6,10 +6,10 @@ import pytest
 
 from AI_Agent import AI_Agent
 from Episode import play_game, play_games
-from Minimax_Agent import Minimax_Agent
+from players.minimax import Minimax_Agent
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
-from Solver import Policy_Agent, best_response, exact_outcome, minimax_value, worst_case
+from exact.solver import Policy_Agent, best_response, exact_outcome, minimax_value, worst_case
 from State import O, O_WON, X, X_WON, State, all_states
 from TicTacToe import TicTacToe
 

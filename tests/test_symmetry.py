@@ -2,9 +2,9 @@
 
 import pytest
 
-from Solver import minimax_value
+from exact.solver import minimax_value
 from State import State, all_states
-from Symmetry import TRANSFORMS, images, transform_action, transform_state
+from exact.symmetry import TRANSFORMS, images, transform_action, transform_state
 
 
 def compose(first, second):

@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 import torch
 
-import Q_Table
+from tables import files as Q_Table
 import State as state_module
 from AI_Agent import AI_Agent
-from Agents import make_agent
-from Q_Table import MAX_FILE_BYTES, TableError, check_writable, load_table, save_table
+from players.specs import make_agent
+from tables.files import MAX_FILE_BYTES, TableError, check_writable, load_table, save_table
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
-from Solver import exact_outcome
+from exact.solver import exact_outcome
 from State import O, X, State, parse_moves
 
 EMPTY = State()

@@ -8,15 +8,15 @@ import pytest
 
 import MC_Trainer
 import Q_Trainer
-import Q_View
+from tables import view as Q_View
 import SARSA_Trainer
-import Trainer
+from training import trainer as Trainer
 from AI_Agent import AI_Agent
-from Agents import make_agent
-from Learning_Curves import BINS, CHECKPOINTS, EPSILON_POINTS, Learning_Curve, checkpoint_epochs
-from Learning_Curves import exact_results
-from Q_Table import load_table, save_table
-from Solver import is_unbeatable
+from players.specs import make_agent
+from training.curves import BINS, CHECKPOINTS, EPSILON_POINTS, Learning_Curve, checkpoint_epochs
+from training.curves import exact_results
+from tables.files import load_table, save_table
+from exact.solver import is_unbeatable
 from State import DRAW, O, O_WON, X, X_WON, State, parse_moves
 from TicTacToe import TicTacToe
 
@@ -349,7 +349,7 @@ def test_the_greedy_cell_is_the_agents_move():
 
 def test_unbeatable_is_reported_for_a_perfect_table():
     """exact_report agrees with Solver on a table that plays the minimax moves."""
-    from Solver import safe_actions
+    from exact.solver import safe_actions
     from State import all_states
     agent = AI_Agent(X)
     agent.Q = {(s, safe_actions(s)[0]): 1.0 for s in all_states()

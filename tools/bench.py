@@ -27,10 +27,10 @@ sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
 import MC_Trainer  # noqa: E402
-import Solver  # noqa: E402
-from Agents import make_agent  # noqa: E402
+from exact import solver as Solver  # noqa: E402
+from players.specs import make_agent  # noqa: E402
 from Episode import play_games  # noqa: E402
-from Q_Table import load_table, save_table  # noqa: E402
+from tables.files import load_table, save_table  # noqa: E402
 from State import O, X  # noqa: E402
 from TicTacToe import TicTacToe  # noqa: E402
 from tools import chapter_code  # noqa: E402

@@ -16,8 +16,8 @@ from time import perf_counter
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cli  # noqa: E402  (the project root must be on the path first)
-from MCTS_Agent import DEFAULT_ITERATIONS, MCTS_Agent  # noqa: E402
-from Playout_Agent import DEFAULT_PNUM, Playout_Agent  # noqa: E402
+from players.mcts import DEFAULT_ITERATIONS, MCTS_Agent  # noqa: E402
+from players.playout import DEFAULT_PNUM, Playout_Agent  # noqa: E402
 from State import X, State  # noqa: E402
 
 PLAYOUT_TARGET = 50_000  # playouts/s from the empty board (issue 6)

@@ -25,12 +25,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root is on the path only now)
-from Agents import make_agent  # noqa: E402
-from Learning_Curves import exact_results  # noqa: E402
-from Q_Table import load_table  # noqa: E402
-from Solver import is_unbeatable  # noqa: E402
+from players.specs import make_agent  # noqa: E402
+from training.curves import exact_results  # noqa: E402
+from tables.files import load_table  # noqa: E402
+from exact.solver import is_unbeatable  # noqa: E402
 from State import symbol  # noqa: E402
-from Trainer import Defaults, table_paths  # noqa: E402
+from training.trainer import Defaults, table_paths  # noqa: E402
 
 TRAINERS = (("MC", "MC_Trainer.py"), ("SARSA", "SARSA_Trainer.py"), ("Q-learning", "Q_Trainer.py"))
 DEFAULT_EPOCHS = 100_000

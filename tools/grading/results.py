@@ -11,7 +11,7 @@ line of printable characters.
 The trained tables are measured here, in the grader's own process, with the repository's own
 code: loaded with the safe loader (``AI_Agent(side, Q_table_PATH=..., train=False)``), then the
 exact win / loss / draw probabilities against ``random`` and ``advanced``
-(``Learning_Curves.exact_results``) and whether any opponent can beat it (``Solver.worst_case``).
+(``training.curves.exact_results``) and whether any opponent can beat it (``exact.solver.worst_case``).
 X's table is measured when the check trained one; O's only when piece 4 passed.
 """
 
@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from AI_Agent import AI_Agent
-from Learning_Curves import exact_results
-from Q_Table import TableError
-from Solver import worst_case
+from training.curves import exact_results
+from tables.files import TableError
+from exact.solver import worst_case
 from State import O, X
 from tools.exercise_pieces import PIECES
 from tools.grading.launch import SIGNAL_BASE

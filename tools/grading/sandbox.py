@@ -45,7 +45,7 @@ from tools.grading.submissions import Submission
 RESULT_NAME = "result.json"
 TABLES_NAME = "tables"
 MAX_RESULT_BYTES = 1 * 2**20
-MAX_TABLE_BYTES = 16 * 2**20      # Q_Table's own cap on a table file
+MAX_TABLE_BYTES = 16 * 2**20      # tables.files' own cap on a table file
 MAX_TABLES = 4
 UNPRIVILEGED = "nobody"
 PROBE_SECONDS = 30

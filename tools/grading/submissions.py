@@ -2,7 +2,7 @@
 
 Contract: ``editable_files(pristine)`` names the files of the students' version that hold a stub
 (``raise NotImplementedError("Exercise piece ...")``); those, and only those, are taken from a
-submission -- a student's own ``check.py``, ``selfcheck/``, ``Solver.py`` or tests are never
+submission -- a student's own ``check.py``, ``selfcheck/``, ``exact/`` or tests are never
 used. ``read_submission(path, editable)`` returns a ``Submission`` with the bytes of each of
 those files that it found, and notes on what it refused or missed. Nothing is read lazily: once
 every submission has been read, what is on disk no longer matters, so a submission that rewrites
@@ -29,7 +29,7 @@ from tools.exercise_pieces import STUB_PREFIX
 MAX_FILE_BYTES = 1 * 2**20
 MAX_MEMBERS = 20_000
 # The grader's own files: never taken from a submission, whatever they hold.
-TRUSTED = ("check.py", "selfcheck/", "tools/", "tests/", "Solver.py")
+TRUSTED = ("check.py", "selfcheck/", "tools/", "tests/", "exact/")
 NOTED_NAMES = 3          # a note lists at most this many refused names
 _DRIVE = re.compile(r"^[A-Za-z]:")
 

@@ -2,7 +2,7 @@
 
 Every trainer takes ``--plot PATH.png``. During training a ``Learning_Curve`` keeps the result of
 every game and, at regular checkpoints, the exact results of the learner's greedy policy against
-``random`` and ``advanced`` (``Solver.exact_outcome``; about 10 ms each). At the end it draws:
+``random`` and ``advanced`` (``exact.solver.exact_outcome``; about 10 ms each). At the end it draws:
 
 - the mean outcome per bin of games (+1 win, 0 draw, -1 loss, from the learner's side),
 - the share of wins, losses and draws per bin,
@@ -20,7 +20,7 @@ from array import array
 
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
-from Solver import exact_result
+from exact.solver import exact_result
 from State import DRAW, O_WON, X, X_WON, State, symbol
 
 BINS = 100               # games are grouped into about this many bins

@@ -1,6 +1,6 @@
 """Monte Carlo tree search (UCT): random playouts, spent where they matter most.
 
-Primitive Monte Carlo (``Playout_Agent.py``) gives every move the same number of random playouts
+Primitive Monte Carlo (``players/playout.py``) gives every move the same number of random playouts
 and assumes random play after it. Tree search grows a tree of positions from the current one and
 repeats four steps, each time adding one position:
 
@@ -32,7 +32,7 @@ import random
 from time import perf_counter
 from typing import NamedTuple
 
-from Playout_Agent import Search_Agent, check_count, check_seconds, playout, successors
+from players.search import Search_Agent, check_count, check_seconds, playout, successors
 from State import DRAW, ONGOING, State
 from TicTacToe import Action, TicTacToe
 

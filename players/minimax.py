@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from Agent import Agent
 from Random_Agent import Random_Agent
-from Solver import best_response, preference, solve
+from exact.solver import best_response, preference, solve
 from State import State
 from TicTacToe import Action, TicTacToe
 

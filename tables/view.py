@@ -19,7 +19,7 @@ A cell whose move the table never tried shows ``unseen`` (it counts as 0).
 
 from __future__ import annotations
 
-from Q_Table import load_table
+from tables.files import load_table
 from State import ALL_CELLS, EMPTY, SIZE, State, parse_moves, symbol
 from TicTacToe import Action
 

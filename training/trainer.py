@@ -29,11 +29,11 @@ from tqdm import tqdm
 
 import cli
 from AI_Agent import EPSILON_SCHEDULES, AI_Agent
-from Agents import make_agent
+from players.specs import make_agent
 from Episode import learning_steps, play_game
-from Learning_Curves import PLOT_FORMATS, Learning_Curve, exact_results
-from Q_Table import check_writable, load_table
-from Solver import worst_case
+from training.curves import PLOT_FORMATS, Learning_Curve, exact_results
+from tables.files import check_writable, load_table
+from exact.solver import worst_case
 from State import DRAW, O, X, X_WON, State, symbol
 from TicTacToe import TicTacToe
 

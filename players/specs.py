@@ -9,25 +9,29 @@ choose each move (with equal chances) -- a varied training opponent.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import os
 
 from Agent import Agent
+from players.mcts import MCTS_Agent
+from players.minimax import Minimax_Agent
+from players.playout import Playout_Agent
+from Random_Agent import Random_Agent
+from Random_Agent_Advanced import Random_Agent_Advanced
 from State import State
 from TicTacToe import Action, TicTacToe
 
-# spec name -> (module, class); each module holds one agent class of the same name.
-AGENT_CLASSES = {
-    "human": "Human_Agent",
-    "random": "Random_Agent",
-    "advanced": "Random_Agent_Advanced",
-    "minimax": "Minimax_Agent",
-    "playout": "Playout_Agent",
-    "mcts": "MCTS_Agent",
+HUMAN = "human"   # made only by the game, which has the window (Human_Agent imports pygame)
+# spec name -> the class it makes
+AGENT_CLASSES: dict[str, type[Agent]] = {
+    "random": Random_Agent,
+    "advanced": Random_Agent_Advanced,
+    "minimax": Minimax_Agent,
+    "playout": Playout_Agent,
+    "mcts": MCTS_Agent,
 }
 TABLE_SUFFIX = ".pth"
-VALID_SPECS = ", ".join(AGENT_CLASSES) + f", or the path of a Q-table ({TABLE_SUFFIX})"
+VALID_SPECS = ", ".join([HUMAN, *AGENT_CLASSES]) + f", or the path of a Q-table ({TABLE_SUFFIX})"
 MIXTURE_SEPARATOR = "+"
 
 
@@ -66,7 +70,7 @@ def make_agent(spec: str, player: int, env: TicTacToe | None = None, seed: int |
                graphics=None):
     """The agent that ``spec`` names, playing ``player`` (1 X, -1 O) in ``env``.
 
-    Raises ``SpecError`` for an unknown name or option, ``Q_Table.TableError`` for a bad table.
+    Raises ``SpecError`` for an unknown name or option, ``tables.files.TableError`` for a bad table.
     """
     env = env if env is not None else TicTacToe()
     if isinstance(spec, str) and MIXTURE_SEPARATOR in spec:
@@ -78,16 +82,16 @@ def make_agent(spec: str, player: int, env: TicTacToe | None = None, seed: int |
         from AI_Agent import AI_Agent
         return AI_Agent(player, env, graphics=graphics, Q_table_PATH=spec.strip(), train=False)
     name, options = parse_spec(spec)
-    if name not in AGENT_CLASSES:
+    if name == HUMAN:
+        if graphics is None:  # say so now, not after a progress bar started
+            raise SpecError("a human moves by clicking in the game window (python Game.py); "
+                            "here pick a computer agent (random, advanced, minimax, or a Q-table)")
+        from Human_Agent import Human_Agent
+        cls = Human_Agent
+    elif name in AGENT_CLASSES:
+        cls = AGENT_CLASSES[name]
+    else:
         raise SpecError(f"unknown agent {spec!r}: use {VALID_SPECS}")
-    if name == "human" and graphics is None:  # say so now, not after a progress bar started
-        raise SpecError("a human moves by clicking in the game window (python Game.py); here "
-                        "pick a computer agent (random, advanced, minimax, or a Q-table)")
-    try:
-        module = importlib.import_module(AGENT_CLASSES[name])
-    except ImportError as error:
-        raise SpecError(f"agent {name!r} is not available: {error}") from None
-    cls = getattr(module, AGENT_CLASSES[name])
     accepted = inspect.signature(cls).parameters
     for key in options:
         if key not in accepted or key in ("player", "env", "graphics"):

@@ -1,0 +1,215 @@
+"""``TicTacToe-v0``: the game as a Gymnasium environment, one learner against a chosen opponent.
+
+Importing this module registers ``TicTacToe-v0`` with Gymnasium, so either of these works::
+
+    import envs; envs.register(); env = gymnasium.make("TicTacToe-v0", opponent="advanced")
+    env = gymnasium.make("envs.gymnasium_env:TicTacToe-v0", side="O")
+
+The rules are the repository's (``TicTacToe.next_state`` on ``State`` positions) and the
+opponent is any agent spec of ``players/specs.py``, so whatever learns here can be measured
+exactly afterwards (``Tester.py --exact``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from Agent import PolicyUnknown
+from envs import ENV_ID
+from envs import board, render
+from players.specs import Mixture_Agent, make_agent
+from State import ONGOING, State, symbol
+from TicTacToe import REWARD, TicTacToe
+
+ILLEGAL_CHOICES = ("lose", "raise")
+SEED_LIMIT = 2**63   # an opponent's own generator is seeded with a draw below this
+
+
+class TicTacToeEnv(gymnasium.Env):
+    """## Description
+
+    Tic-Tac-Toe on a 3x3 board against a fixed opponent that is part of the environment. The
+    learner plays one side, X (who moves first) or O; after each of its moves the opponent replies
+    at once, so every step the learner takes starts from a position where it is to move.
+
+    ## Action Space
+
+    ``Discrete(9)``: the cell to mark, row-major (``row = action // 3``, ``col = action % 3``)::
+
+        0 | 1 | 2
+        3 | 4 | 5
+        6 | 7 | 8
+
+    Only empty cells are legal; ``info["action_mask"]`` (``int8``, 1 = legal) says which they are.
+
+    ## Observation Space
+
+    ``Box(-1, 1, (9,), int8)``: the nine cells in the same order, from the learner's point of
+    view: ``+1`` the learner's mark, ``-1`` the opponent's, ``0`` empty. (An X learner and an O
+    learner see the same kind of board; ``envs.board.position_of(obs, side)`` gives the
+    repository's ``State`` back, ``env.unwrapped.position`` the position itself.)
+
+    ## Starting State
+
+    The empty board when the learner plays X; when it plays O, the board after the opponent's
+    first move.
+
+    ## Rewards
+
+    From the learner's point of view, on the step that ends the game: ``+1`` a win, ``-1`` a loss,
+    ``0`` a draw; ``0`` on every other step. An illegal move counts as a loss (``-1``; see below).
+
+    ## Episode End
+
+    The episode terminates when a side has three in a row or the board is full, at most five
+    learner steps, and (with ``illegal="lose"``) when the learner plays an illegal move: the
+    board is left as it was and ``info["illegal_action"]`` is ``True``. It is never truncated.
+    Stepping an ended episode raises ``RuntimeError``: call ``reset()``.
+
+    ## Information
+
+    ``info["action_mask"]``: ``int8`` array of nine flags, ``1`` for each legal move (all ``0``
+    once the episode is over). ``info["illegal_action"]``: present and ``True`` after an illegal move.
+
+    ## Arguments
+
+    - ``opponent`` (default ``"random"``): an agent spec of ``players/specs.py`` -- ``random``,
+      ``advanced``, ``minimax``, ``playout``, ``mcts``, a mixture such as ``random+minimax``, or
+      the path of a saved Q-table for the other side (``Data/Q_MC_O.pth`` against an X learner).
+    - ``side`` (default ``"X"``): the side the learner plays, ``"X"`` or ``"O"``.
+    - ``illegal`` (default ``"lose"``): ``"lose"`` ends the episode with reward ``-1``; ``"raise"``
+      raises ``ValueError`` instead (for code that should never try one).
+    - ``render_mode``: ``None``, ``"ansi"`` (the board as text), ``"rgb_array"`` (a frame of the
+      repository's game window, drawn off screen) or ``"human"`` (that window, updated every step).
+
+    ``reset(seed=...)`` seeds the environment's generator, from which the opponent's moves are
+    drawn (its ``action_probs``; an opponent that cannot state them, such as ``mcts``, has its own
+    generator seeded from it): the same seed and actions give the same game -- except against an
+    opponent that searches for a time budget (``mcts:time=...``, ``playout:timelimit=...``),
+    whose moves depend on the machine's speed; give those a count (``mcts:iterations=200``).
+
+    ## Version History
+
+    - v0: first version.
+    """
+
+    metadata = {"render_modes": list(render.RENDER_MODES), "render_fps": 4}
+
+    def __init__(self, opponent: str = "random", side: str = "X", illegal: str = "lose",
+                 render_mode: str | None = None) -> None:
+        if illegal not in ILLEGAL_CHOICES:
+            raise ValueError(f"illegal must be one of {', '.join(ILLEGAL_CHOICES)}, got {illegal!r}")
+        render.check_mode(render_mode)
+        self.side = board.side_number(side)
+        self.opponent_spec = opponent
+        self.illegal = illegal
+        self.render_mode = render_mode
+        self._game = TicTacToe()
+        self._opponent = make_agent(opponent, -self.side, self._game)
+        self.observation_space = spaces.Box(-1, 1, (board.CELLS,), np.int8)
+        self.action_space = spaces.Discrete(board.CELLS)
+        self._position = State()
+        self._last_move: tuple[int, int] | None = None
+        self._over = True
+        self._pictures: render.Pictures | None = None
+
+    @property
+    def position(self) -> State:
+        """The position now (a ``State``): the learner to move, or the game over."""
+        return self._position
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """Start a new game (the opponent moves first when the learner plays O)."""
+        super().reset(seed=seed)
+        self._reseed_opponent()
+        self._position, self._last_move, self._over = State(), None, False
+        if self.side != self._position.player:
+            self._play(self._opponent_move())
+        self._show()
+        return board.observation(self._position, self.side), self._info()
+
+    def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """The learner marks cell ``action``, then the opponent replies unless the game is over."""
+        if self._over:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        cell = board.legal_cell(self._position, action)
+        if cell is None:
+            if self.illegal == "raise":
+                raise ValueError(f"illegal action {action!r}: not an empty cell 0-8 "
+                                 f"(legal: {np.flatnonzero(board.action_mask(self._position))})")
+            self._over = True
+            self._show()
+            return self._result(-1.0, illegal_action=True)
+        self._play(cell)
+        if self._position.end_of_game == ONGOING:
+            self._play(self._opponent_move())
+        self._over = self._position.end_of_game != ONGOING
+        self._show()
+        return self._result(float(REWARD[self._position.end_of_game] * self.side))
+
+    def render(self) -> str | np.ndarray | None:
+        """The picture ``render_mode`` asks for: text, a frame array, or ``None`` (a window)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode: make the "
+                                  "environment with render_mode='ansi', 'rgb_array' or 'human'")
+            return None
+        if self.render_mode == render.TEXT_MODE:
+            return render.text(self._position, self.side)
+        if self._pictures is None:
+            self._pictures = render.Pictures(self.render_mode)
+        frame = self._pictures.draw(self._position, self._last_move,
+                                    f"learner {symbol(self.side)} vs {self.opponent_spec}")
+        return None if self.render_mode == render.WINDOW_MODE else frame
+
+    def close(self) -> None:
+        """Close the window, if one was opened (safe to call again)."""
+        if self._pictures is not None:
+            self._pictures.close()
+            self._pictures = None
+
+    # --- the parts of a step -----------------------------------------------------------------
+    def _play(self, cell: tuple[int, int]) -> None:
+        self._position, _ = self._game.next_state(self._position, cell)
+        self._last_move = cell
+
+    def _opponent_move(self) -> tuple[int, int]:
+        """The opponent's reply: drawn from its stated policy with the environment's generator, or
+        its own choice when it cannot state one."""
+        try:
+            probs = self._opponent.action_probs(self._position)
+        except PolicyUnknown:
+            return self._opponent.get_action(self._position)
+        moves = list(probs)
+        if len(moves) == 1:
+            return moves[0]
+        pick = self.np_random.choice(len(moves), p=np.array(list(probs.values())) / sum(probs.values()))
+        return moves[int(pick)]
+
+    def _reseed_opponent(self) -> None:
+        """Seed the opponent's own generators (used only by opponents without stated policies)."""
+        agents = [self._opponent]
+        if isinstance(self._opponent, Mixture_Agent):
+            agents += self._opponent.members
+        for agent in agents:
+            agent.rng.seed(int(self.np_random.integers(SEED_LIMIT)))
+
+    def _info(self, **extra) -> dict:
+        mask = np.zeros(board.CELLS, np.int8) if self._over else board.action_mask(self._position)
+        return {"action_mask": mask, **extra}
+
+    def _result(self, reward: float, **extra) -> tuple[np.ndarray, float, bool, bool, dict]:
+        return (board.observation(self._position, self.side), reward, self._over, False,
+                self._info(**extra))
+
+    def _show(self) -> None:
+        if self.render_mode == render.WINDOW_MODE:
+            self.render()
+
+
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(id=ENV_ID, entry_point="envs.gymnasium_env:TicTacToeEnv")

@@ -1,0 +1,159 @@
+"""The game as a PettingZoo AEC environment: two agents take turns on one board.
+
+    from envs.pettingzoo_env import env
+    game = env(render_mode="ansi")
+    game.reset(seed=0)
+    for agent in game.agent_iter():
+        observation, reward, terminated, truncated, info = game.last()
+        move = None if terminated or truncated else pick(observation)   # your policy
+        game.step(move)
+
+The rules are the repository's (``TicTacToe.next_state`` on ``State`` positions); the encodings
+are those of the Gymnasium environment (``envs/board.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+from envs import board, render
+from State import O, ONGOING, State, X
+from TicTacToe import REWARD, TicTacToe
+
+AGENTS = ("player_1", "player_2")   # PettingZoo's naming; player_1 plays X and moves first
+SIDES = {"player_1": X, "player_2": O}
+
+
+class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped environment)
+    """Tic-Tac-Toe for two agents, ``player_1`` (X, moves first) and ``player_2`` (O).
+
+    Observation: a dict, as PettingZoo's classic games give it --
+    ``"observation"``: ``int8`` array of the nine cells (row-major) from the observing agent's
+    point of view, ``+1`` its own mark, ``-1`` the other's, ``0`` empty; ``"action_mask"``:
+    ``int8`` array of nine flags, ``1`` for each legal move of the agent to move (all ``0`` for
+    the other agent and once the game is over).
+
+    Action: ``Discrete(9)``, the cell to mark, ``row = action // 3``, ``col = action % 3``.
+
+    Rewards, on the move that ends the game: ``+1`` the winner, ``-1`` the loser, ``0`` both
+    for a draw. An illegal move (an occupied cell, or not a cell index) ends the game with
+    ``-1`` for the agent that made it, ``0`` for the other, and ``info["illegal_action"]`` set
+    for it. Nothing is ever truncated.
+
+    ``render_mode``: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (as in
+    ``TicTacToe-v0``). ``reset(seed=...)`` seeds the action spaces' ``sample``; the game itself
+    has no chance in it.
+    """
+
+    metadata = {"name": "repo_tictactoe_v0", "render_modes": list(render.RENDER_MODES),
+                "render_fps": 4, "is_parallelizable": False}
+
+    def __init__(self, render_mode: str | None = None) -> None:
+        super().__init__()
+        render.check_mode(render_mode)
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        cells = spaces.Box(-1, 1, (board.CELLS,), np.int8)
+        mask = spaces.Box(0, 1, (board.CELLS,), np.int8)
+        self._observation_spaces = {agent: spaces.Dict({"observation": cells,
+                                                        "action_mask": mask})
+                                    for agent in AGENTS}
+        self._action_spaces = {agent: spaces.Discrete(board.CELLS) for agent in AGENTS}
+        self._game = TicTacToe()
+        self._position = State()
+        self._last_move: tuple[int, int] | None = None
+        self._pictures: render.Pictures | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_spaces[agent]
+
+    @property
+    def position(self) -> State:
+        """The position now (a ``State``)."""
+        return self._position
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game: the empty board, ``player_1`` (X) to move."""
+        if seed is not None:
+            for offset, agent in enumerate(AGENTS):
+                self._action_spaces[agent].seed(seed + offset)
+        self.agents = list(AGENTS)
+        self.rewards = {agent: 0.0 for agent in AGENTS}
+        self._cumulative_rewards = {agent: 0.0 for agent in AGENTS}
+        self.terminations = {agent: False for agent in AGENTS}
+        self.truncations = {agent: False for agent in AGENTS}
+        self.infos: dict[str, dict] = {agent: {} for agent in AGENTS}
+        self.agent_selection = AGENTS[0]
+        self._position, self._last_move = State(), None
+        self._show()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s view of the board and its legal moves (new arrays every call)."""
+        to_move = (agent == self.agent_selection and self._position.end_of_game == ONGOING
+                   and not self.terminations.get(agent, True))
+        mask = board.action_mask(self._position) if to_move else np.zeros(board.CELLS, np.int8)
+        return {"observation": board.observation(self._position, SIDES[agent]),
+                "action_mask": mask}
+
+    def step(self, action) -> None:
+        """The agent to move marks cell ``action`` (``None`` once it is terminated)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        other = AGENTS[1 - AGENTS.index(agent)]
+        cell = board.legal_cell(self._position, action)
+        if cell is None:
+            self._end({agent: -1.0, other: 0.0})
+            self.infos[agent] = {"illegal_action": True}
+        else:
+            self._position, _ = self._game.next_state(self._position, cell)
+            self._last_move = cell
+            if self._position.end_of_game != ONGOING:
+                x_reward = float(REWARD[self._position.end_of_game])
+                self._end({name: x_reward * SIDES[name] for name in AGENTS})
+            else:
+                self._clear_rewards()
+                self.agent_selection = other
+        self._accumulate_rewards()
+        self._show()
+
+    def render(self) -> str | np.ndarray | None:
+        """The picture ``render_mode`` asks for: text, a frame array, or ``None`` (a window)."""
+        if self.render_mode is None:
+            return None
+        if self.render_mode == render.TEXT_MODE:
+            return render.text(self._position)
+        if self._pictures is None:
+            self._pictures = render.Pictures(self.render_mode)
+        frame = self._pictures.draw(self._position, self._last_move, "player_1 X, player_2 O")
+        return None if self.render_mode == render.WINDOW_MODE else frame
+
+    def close(self) -> None:
+        """Close the window, if one was opened (safe to call again)."""
+        if self._pictures is not None:
+            self._pictures.close()
+            self._pictures = None
+
+    def _end(self, rewards: dict[str, float]) -> None:
+        self.rewards = rewards
+        self.terminations = {agent: True for agent in self.agents}
+
+    def _show(self) -> None:
+        if self.render_mode == render.WINDOW_MODE:
+            self.render()
+
+
+def env(render_mode: str | None = None) -> AECEnv:
+    """The environment as PettingZoo's classic games hand it out: wrapped so that calling
+    ``step`` or ``observe`` before ``reset`` is a clear error."""
+    return OrderEnforcingWrapper(raw_env(render_mode=render_mode))

@@ -1,0 +1,209 @@
+"""The game in Gymnasium and PettingZoo: the checkers of both pass, and the games are the repo's."""
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+from Random_Agent_Advanced import Random_Agent_Advanced
+from State import O, X, State
+from TicTacToe import REWARD
+from exact.solver import exact_outcome, side_result
+from envs import board
+
+EXTRAS = "the optional extras are not installed (pip install -r requirements-extra.txt)"
+
+
+@pytest.fixture(scope="module")
+def gym():
+    gymnasium = pytest.importorskip("gymnasium", reason=f"gymnasium: {EXTRAS}")
+    import envs
+
+    envs.register()
+    return gymnasium
+
+
+@pytest.fixture(scope="module")
+def aec():
+    pytest.importorskip("pettingzoo", reason=f"pettingzoo: {EXTRAS}")
+    from envs import pettingzoo_env
+
+    return pettingzoo_env
+
+
+def test_the_package_imports_no_optional_package():
+    code = "import sys, envs; print(sorted({'gymnasium', 'pettingzoo'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"side": "O", "opponent": "advanced"},
+                                    {"opponent": "Data/Q_MC_O.pth"},
+                                    {"side": "O", "opponent": "random+mcts:iterations=30"}])
+def test_gymnasium_checker_passes_without_a_warning(gym, kwargs):
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make("TicTacToe-v0", **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # any complaint of the checker fails the test
+        assert check_env(env.unwrapped) is None
+
+
+def test_the_module_path_makes_it_too(gym):
+    env = gym.make("envs.gymnasium_env:TicTacToe-v0", side="O")
+    observation, info = env.reset(seed=3)
+    assert sorted(observation.tolist()).count(-1) == 1 and observation.sum() == -1
+    assert info["action_mask"].sum() == 8 and info["action_mask"][observation == -1] == 0
+
+
+def play_first_legal(env, seed=None):
+    """One episode (``reset(seed=seed)`` first) where the learner always marks the first empty
+    cell; its final reward."""
+    observation, info = env.reset(seed=seed)
+    while True:
+        observation, reward, terminated, truncated, info = env.step(int(np.argmax(info["action_mask"])))
+        assert not truncated
+        if terminated:
+            return reward
+
+
+def test_opponent_moves_follow_its_stated_policy(gym):
+    """Sampled results against 'advanced' agree with the exact ones for the same learner."""
+    env = gym.make("TicTacToe-v0", opponent="advanced")
+    rewards = [play_first_legal(env, seed) for seed in range(3000)]
+
+    class First_Legal:
+        player = X
+
+        def action_probs(self, state):
+            return {state.legal_actions()[0]: 1.0}
+
+    wins, losses, _ = side_result(exact_outcome(First_Legal(), Random_Agent_Advanced(O)), X)
+    # the standard error of a mean of 3,000 results in [-1, 1] is below 0.019
+    assert abs(np.mean(rewards) - (wins - losses)) < 0.06
+
+
+def test_rewards_and_observations_are_the_learners(gym):
+    for side, name in ((X, "X"), (O, "O")):
+        env = gym.make("TicTacToe-v0", side=name).unwrapped
+        for seed in range(40):
+            observation, info = env.reset(seed=seed)
+            terminated = False
+            while not terminated:
+                assert board.position_of(observation, side) == env.position
+                legal = np.flatnonzero(info["action_mask"])
+                observation, reward, terminated, _, info = env.step(int(legal[seed % len(legal)]))
+            assert reward == REWARD[env.position.end_of_game] * side
+            assert env.position.end_of_game != 0 and info["action_mask"].sum() == 0
+
+
+def test_same_seed_same_game_other_seed_other_game(gym):
+    env = gym.make("TicTacToe-v0", opponent="random")
+
+    def games(seed):
+        """The final positions of 20 games, only the first reset seeded."""
+        finals = []
+        for game in range(20):
+            play_first_legal(env, seed if game == 0 else None)
+            finals.append(env.unwrapped.position)
+        return finals
+
+    assert games(7) == games(7)
+    assert games(7) != games(8)
+
+
+def test_an_illegal_move_loses_or_raises(gym):
+    env = gym.make("TicTacToe-v0", side="O", opponent="minimax").unwrapped
+    observation, _ = env.reset(seed=0)
+    taken = int(np.flatnonzero(observation)[0])
+    before = env.position
+    observation, reward, terminated, truncated, info = env.step(taken)
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    assert env.position is before and info["action_mask"].sum() == 0
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(0)
+    for bad in (9, -1, True, 2.0):
+        env.reset(seed=0)
+        assert env.step(bad)[1] == -1.0
+    strict = gym.make("TicTacToe-v0", illegal="raise").unwrapped
+    strict.reset(seed=0)
+    strict.step(4)
+    with pytest.raises(ValueError, match="illegal action 4"):
+        strict.step(4)
+
+
+def test_bad_arguments_are_one_clear_error(gym):
+    with pytest.raises(ValueError, match="side must be 'X' or 'O'"):
+        gym.make("TicTacToe-v0", side="x?")
+    with pytest.raises(ValueError, match="is a table for O, not for X"):
+        gym.make("TicTacToe-v0", side="O", opponent="Data/Q_MC_O.pth")
+    with pytest.raises(ValueError, match="unknown agent"):
+        gym.make("TicTacToe-v0", opponent="grandmaster")
+    with pytest.raises(ValueError, match="illegal must be one of"):
+        gym.make("TicTacToe-v0", illegal="ignore")
+
+
+def test_renders_text_and_frames(gym):
+    env = gym.make("TicTacToe-v0", render_mode="ansi")
+    env.reset(seed=0)
+    env.step(4)
+    rows = env.render().splitlines()
+    assert rows[1][2] == "X" and "".join(rows[:3]).count("O") == 1
+    assert rows[3:] == ["X to move (the learner plays X)"]
+    frames = gym.make("TicTacToe-v0", render_mode="rgb_array")
+    frames.reset(seed=0)
+    frame = frames.render()
+    assert frame.shape == (600, 480, 3) and frame.dtype == np.uint8 and frame.std() > 0
+    frames.close()
+    frames.close()
+
+
+# What api_test says of every dict observation with an action mask (PettingZoo's own classic
+# games are exempted by name) and of the empty board at the start: advice, not failures.
+DICT_OBSERVATION_ADVICE = {
+    "Observation is not a NumPy array",
+    "Observation numpy array is all zeros.",
+    "Observation space for each agent probably should be gymnasium.spaces.box or "
+    "gymnasium.spaces.discrete",
+}
+
+
+@pytest.mark.filterwarnings("ignore:The old environment creation API:DeprecationWarning")
+def test_pettingzoo_api_test_passes(aec, capsys):
+    from pettingzoo.test import api_test, seed_test
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(aec.env(), num_cycles=1000)
+        seed_test(aec.env, num_cycles=100)
+    assert "Passed API test" in capsys.readouterr().out
+    assert {str(warning.message) for warning in caught} <= DICT_OBSERVATION_ADVICE
+
+
+def test_pettingzoo_game_is_the_repos(aec):
+    game = aec.env(render_mode="ansi")
+    game.reset(seed=0)
+    for cell in (0, 3, 1, 4):
+        mover = game.agent_selection
+        seen = game.observe(mover)
+        other = game.observe("player_2" if mover == "player_1" else "player_1")
+        assert (seen["observation"] == -other["observation"]).all() and other["action_mask"].sum() == 0
+        assert seen["action_mask"][cell] == 1
+        game.step(cell)
+    game.step(2)   # X completes the top row
+    assert game.rewards == {"player_1": 1.0, "player_2": -1.0}
+    assert all(game.terminations.values())
+    assert game.unwrapped.position == State([1, 1, 1, -1, -1, 0, 0, 0, 0], O)
+    assert game.render().startswith("X X X\nO O .\n. . .\nX wins")
+
+
+def test_pettingzoo_illegal_move_ends_the_game(aec):
+    game = aec.env()
+    game.reset()
+    game.step(4)
+    game.step(4)
+    assert game.rewards == {"player_1": 0.0, "player_2": -1.0}
+    assert game.infos["player_2"] == {"illegal_action": True}
+    assert all(game.terminations.values())

@@ -1,0 +1,45 @@
+"""Every trainer's command line, driven the same way: parse, build the run, train, report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cli
+from training.loop import learn_from_games, train_loop
+from training.options import Defaults, Update, Variant, chosen_variant, parse_arguments
+from training.report import print_reports, test_games
+from training.run import build_run
+
+TEST_GAMES = 100   # the course's test(100) after training
+
+
+@dataclass(frozen=True)
+class Trainer:
+    """What a trainer file tells the machinery: its names, defaults and update rule."""
+    algorithm: str                # recorded in its tables: "MC", "SARSA", "Q-learning"
+    title: str                    # the first word of its announcement: "Monte Carlo control"
+    prog: str                     # its file: "MC_Trainer.py"
+    description: str              # one line for --help
+    update: Update
+    defaults: Defaults
+    variants: dict[str, Variant] = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)   # recorded in its tables, e.g. MC's refinements
+
+    def parse(self, argv: list[str] | None):
+        return parse_arguments(self.prog, self.description, self.defaults, argv, self.variants)
+
+
+def main(trainer: Trainer, argv: list[str] | None) -> int:
+    """A whole run from the command line ``argv``; returns the exit status (0, or
+    ``cli.INTERRUPTED`` after Ctrl-C or SIGTERM)."""
+    args = trainer.parse(argv)
+    run = build_run(trainer.algorithm, trainer.title, args, trainer.defaults.out_name)
+    variant = chosen_variant(args, trainer.variants)
+    for agent in run.learners:
+        agent.meta.update(variant.meta if variant else trainer.meta)
+    update = variant.update if variant and variant.update else trainer.update
+    finished = train_loop(run, learn_from_games(run, update))
+    if finished:
+        test_games(run.learners[0], run.opponent, run.env, TEST_GAMES)
+    print_reports(run.learners)
+    return 0 if finished else cli.INTERRUPTED

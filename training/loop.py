@@ -1,0 +1,144 @@
+"""The one training loop: play ``epochs`` games, hand every learner's episode to the trainer's
+update rule, show progress, stop cleanly on Ctrl-C (or SIGTERM), save, draw the curves.
+
+An update rule has one shape for every trainer, ``update(Q, steps, final, side, gamma, alpha)``:
+``steps`` are the learner's learning steps ``(state, action, reward)`` (``Episode.learning_steps``),
+``final`` the position where the game ended, rewards are X's (``side`` = -1 negates them), and the
+rule changes ``Q`` in place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import time
+from typing import Callable
+
+from tqdm import tqdm
+
+from Episode import learning_steps, play_game
+from State import DRAW, X, X_WON, State
+from training.options import Update
+from training.run import Run
+
+# The progress bar and the recent win/loss/draw figures are refreshed once per this many episodes.
+REPORT_EVERY = 1_000
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def outcome_for(side: int, final: State) -> str:
+    """'win', 'loss' or 'draw' for ``side`` in the finished position ``final``."""
+    if final.end_of_game == DRAW:
+        return "draw"
+    return "win" if (final.end_of_game == X_WON) == (side == X) else "loss"
+
+
+class StopRequest:
+    """Turns Ctrl-C (and SIGTERM) into a request to stop after the current episode. While
+    ``saving`` is set, no signal interrupts: a save is never cut short. Outside of it a second
+    Ctrl-C aborts at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.saving = False
+        self.previous: dict[int, object] = {}
+
+    def __enter__(self) -> "StopRequest":
+        for number in STOP_SIGNALS:
+            try:
+                self.previous[number] = signal.signal(number, self._handle)
+            except ValueError:  # not the main thread: the signal cannot reach us anyway
+                pass
+        return self
+
+    def _handle(self, signum, frame) -> None:
+        if self.requested and not self.saving and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def __exit__(self, *exc) -> None:
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
+
+
+def run_episodes(learn: Callable[[int], State], side: int, start: int, epochs: int,
+                 description: str, on_episode: Callable[[int, State], None] | None = None,
+                 show_progress: bool = True, stop: StopRequest | None = None) -> tuple[int, bool]:
+    """Call ``learn(epoch)`` for ``epoch`` in ``start .. epochs-1``; each returns the episode's
+    final position. A progress bar shows the share of wins, losses and draws over the last
+    ``REPORT_EVERY`` episodes. Ctrl-C stops after the current episode (``stop``: a request the
+    caller has already set up, which it also keeps for the save).
+
+    Returns ``(episodes done in total, whether it was interrupted)``.
+    """
+    counts = {"win": 0, "loss": 0, "draw": 0}
+    epoch = start
+    with (contextlib.nullcontext(stop) if stop else StopRequest()) as stop, \
+            tqdm(total=epochs, initial=start, desc=description, unit="ep",
+                 disable=not show_progress, mininterval=0.5) as bar:
+        while epoch < epochs and not stop.requested:
+            final = learn(epoch)
+            counts[outcome_for(side, final)] += 1
+            if on_episode is not None:
+                on_episode(epoch, final)
+            epoch += 1
+            if epoch % REPORT_EVERY == 0 or epoch == epochs:
+                done = sum(counts.values())
+                bar.set_postfix_str(" ".join(f"{k} {100 * v / done:.0f}%"
+                                             for k, v in counts.items()), refresh=False)
+                bar.update(done)
+                counts = dict.fromkeys(counts, 0)
+        return epoch, stop.requested
+
+
+def learn_from_games(run: Run, update: Update) -> Callable[[int], State]:
+    """``learn(epoch)``: one game of the run's players, every learner's episode through
+    ``update``; returns the final position."""
+    player1, player2, env = run.learners[0], run.opponent, run.env
+    x_agent, o_agent = (player1, player2) if player1.player == X else (player2, player1)
+    learners, gamma, alpha = run.learners, run.gamma, run.alpha
+
+    def learn(epoch: int) -> State:
+        moves, final = play_game(x_agent, o_agent, env, epoch=epoch)
+        for learner in learners:
+            side = learner.player
+            update(learner.Q, learning_steps(moves, side), final, side, gamma, alpha)
+        return final
+
+    return learn
+
+
+def train_loop(run: Run, learn: Callable[[int], State]) -> bool:
+    """Train ``run`` by ``learn(epoch)`` (one episode, which returns its final position; e.g.
+    ``learn_from_games``) for the episodes ``run.start .. run.epochs-1``, then save
+    every learner with its episode count and draw the learning curves into ``run.plot``. Prints
+    the speed and where everything went.
+
+    Returns False when Ctrl-C or SIGTERM stopped it early (what was learned is saved all the same;
+    a signal during the save waits for the save to finish).
+    """
+    started = time.perf_counter()
+    stop = StopRequest()
+    with stop:
+        done, _ = run_episodes(learn, run.learners[0].player, run.start,
+                               run.epochs, run.label, stop=stop,
+                               on_episode=run.curve.record if run.curve is not None else None)
+        seconds = time.perf_counter() - started
+        stop.saving = True
+        for agent, where in zip(run.learners, run.paths):
+            agent.meta["episodes_done"] = done
+            agent.save_Q(where)
+        interrupted = stop.requested
+    print(f"Trained {done - run.start:,} episodes in {seconds:.1f} s "
+          f"({(done - run.start) / max(seconds, 1e-9):,.0f} episodes/s)")
+    names = " and ".join(run.paths)
+    if interrupted and done < run.epochs:
+        print(f"Interrupted: saved {done:,} of {run.epochs:,} episodes to {names} "
+              f"(continue with --resume {run.path} --epochs {run.epochs})")
+    else:
+        print(f"Saved the table{'s' if len(run.paths) > 1 else ''} to {names}")
+    if run.curve is not None and run.plot:
+        run.curve.evaluate(done)
+        run.curve.save(run.plot)
+        print(f"Saved the learning curves to {run.plot}")
+    return not interrupted

@@ -1,0 +1,146 @@
+"""A trainer's command line: the flags every trainer takes, its defaults and named presets.
+
+``--opponent self`` (self-play) changes the defaults to the trainer's ``self_play`` preset, a
+variant flag such as ``--lecture`` or ``--plain`` to its own, and flags given on the command line
+win over both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+from dataclasses import dataclass, field
+from typing import Callable
+
+import cli
+from State import O, X
+from training.curves import PLOT_FORMATS
+from training.schedules import GEOMETRIC_RATE, SCHEDULES
+
+SIDES = {"X": X, "O": O}
+SELF_PLAY = "self"       # --opponent self: the agent learns both sides against itself
+TABLE_SUFFIX = ".pth"
+
+# update(Q, steps, final, side, gamma, alpha): one episode's change to the table Q, in place
+Update = Callable[[dict, list, object, int, float, float], None]
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """A trainer's parameters when the command line does not set them."""
+    epochs: int
+    gamma: float
+    alpha: float
+    out_name: str            # table file name in Data/, with {side}: "my_Q_SARSA_{side}.pth"
+    epsilon: str = "linear"
+    # What changes with --opponent self, e.g. {"alpha": 0.5}: the opponent learns too, so the
+    # values go stale faster, and a larger learning rate and more games help.
+    self_play: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A named flag of one trainer (``--lecture``): other defaults, and maybe another update."""
+    help: str
+    preset: dict = field(default_factory=dict)
+    update: Update | None = None
+    meta: dict = field(default_factory=dict)   # recorded in the tables it trains
+
+
+def is_self_play(args: argparse.Namespace) -> bool:
+    return args.opponent.strip().lower() == SELF_PLAY
+
+
+def fresh_seed(seed: int | None) -> int:
+    """The given seed, or a new one (printed and recorded, so any run can be repeated)."""
+    return seed if seed is not None else random.SystemRandom().randrange(2**32)
+
+
+def plot_path(text: str) -> str:
+    """A file name for the learning-curve figure: .png, .pdf or .svg in a writable folder."""
+    if not text.lower().endswith(PLOT_FORMATS):
+        raise argparse.ArgumentTypeError(f"the plot file must end in {', '.join(PLOT_FORMATS)}, "
+                                         f"got {text!r}")
+    folder = os.path.dirname(os.path.abspath(text))
+    if os.path.isdir(folder) and not os.access(folder, os.W_OK):
+        raise argparse.ArgumentTypeError(f"cannot write into the folder of {text!r}")
+    return text
+
+
+def table_paths(path: str, count: int) -> list[str]:
+    """Where ``count`` learners are saved: ``[path]`` for one; for the two of self-play, X and O
+    tables beside each other: ``t.pth`` (or ``t_X.pth`` or ``t_O.pth``) -> ``t_X.pth``,
+    ``t_O.pth``."""
+    if count == 1:
+        return [path]
+    stem = path[:-len(TABLE_SUFFIX)] if path.endswith(TABLE_SUFFIX) else path
+    if stem.endswith(("_X", "_O")):
+        stem = stem[:-2]
+    return [f"{stem}_X{TABLE_SUFFIX}", f"{stem}_O{TABLE_SUFFIX}"]
+
+
+def add_arguments(parser: cli.Parser, defaults: Defaults) -> None:
+    """The flags every trainer takes, with this trainer's defaults."""
+    epochs, out = defaults.epochs, f"Data/{defaults.out_name.format(side='X')}"
+    parser.add_argument("--side", choices=sorted(SIDES), default="X",
+                        help="the side the agent learns to play (default: X)")
+    parser.add_argument("--opponent", default="random", metavar="SPEC",
+                        help="who it learns against: random, advanced, minimax, playout, mcts, a "
+                             "Q-table path, or self (self-play: it learns X and O at once and "
+                             "saves a table for each) (default: random)")
+    parser.add_argument("--epochs", type=cli.count, default=epochs,
+                        help=f"training episodes (default: {epochs:,})")
+    parser.add_argument("--gamma", type=cli.unit_interval, default=defaults.gamma,
+                        help=f"discount factor (default: {defaults.gamma})")
+    parser.add_argument("--alpha", type=cli.unit_interval, default=defaults.alpha,
+                        help=f"learning rate (default: {defaults.alpha})")
+    parser.add_argument("--epsilon", choices=SCHEDULES, default=defaults.epsilon,
+                        help="exploration schedule: linear 1.0 -> 0.01 over the first half of the "
+                             "episodes, exp(onential) decay towards 0.01, or geometric (the "
+                             f"lecture's: times {GEOMETRIC_RATE} after every game) "
+                             f"(default: {defaults.epsilon})")
+    parser.add_argument("--seed", type=cli.seed, default=None,
+                        help="random seed; the same seed gives the same table, bit for bit "
+                             "(default: a fresh one, printed)")
+    parser.add_argument("--out", type=cli.path, default=None, metavar="PATH",
+                        help=f"where to save the table (default: {out} in the repository for X, "
+                             "likewise for O)")
+    parser.add_argument("--resume", type=cli.path, default=None, metavar="PATH",
+                        help="continue from a table saved by an earlier (e.g. interrupted) run: "
+                             "its Q-values, episode counter and epsilon schedule, so epsilon goes "
+                             "on where it stopped (saved back to PATH unless --out says otherwise)")
+    parser.add_argument("--plot", type=plot_path, default=None, metavar="PATH.png",
+                        help="draw the learning curves into this file: outcomes per bin of games, "
+                             "epsilon, and exact results against random and advanced over time")
+
+
+def parse_arguments(prog: str, description: str, defaults: Defaults, argv: list[str] | None,
+                    variants: dict[str, Variant] | None = None) -> argparse.Namespace:
+    """Read a trainer's command line (see the module's doc for how presets combine). A missing
+    ``--seed`` becomes a fresh one, so every run can be repeated."""
+    variants = variants or {}
+    pair = table_paths("Data/" + defaults.out_name.format(side="self"), 2)
+    epilog = (f"--opponent self saves {pair[0]} and {pair[1]} (with --out PATH: PATH with _X and "
+              "_O added)")
+    if defaults.self_play:
+        epilog += "; its defaults are " + ", ".join(
+            f"--{key} {value}" for key, value in defaults.self_play.items())
+    parser = cli.Parser(prog=prog, description=description, epilog=epilog + ".")
+    add_arguments(parser, defaults)
+    for flag, variant in variants.items():
+        parser.add_argument(f"--{flag}", action="store_true", help=variant.help)
+    chosen = parser.parse_known_args(argv)[0]   # first pass: which presets apply
+    if is_self_play(chosen):
+        parser.set_defaults(**defaults.self_play)
+    for flag, variant in variants.items():
+        if getattr(chosen, flag):
+            parser.set_defaults(**variant.preset)
+    args = parser.parse_args(argv)
+    args.seed = fresh_seed(args.seed)
+    return args
+
+
+def chosen_variant(args: argparse.Namespace, variants: dict[str, Variant]) -> Variant | None:
+    """The variant whose flag ``args`` sets, if any."""
+    return next((variant for flag, variant in variants.items() if getattr(args, flag)), None)

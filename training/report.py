@@ -1,0 +1,47 @@
+"""The exact report a trainer prints at the end: how the table does against ``random`` and
+``advanced`` over every possible game, and whether any line of play beats it."""
+
+from __future__ import annotations
+
+from AI_Agent import AI_Agent
+from Episode import play_games
+from exact.solver import worst_case
+from State import X, symbol
+from TicTacToe import TicTacToe
+from training.curves import exact_results
+
+
+def exact_report(agent) -> str:
+    """The agent's exact results against ``random`` and ``advanced`` and whether it can be beaten."""
+    lines = [f"exact vs {name:<8}: wins {wins:.4%}  losses {losses:.4%}  draws {draws:.4%}"
+             for name, (wins, losses, draws) in exact_results(agent).items()]
+    value, line = worst_case(agent)
+    lines.append("unbeatable: no sequence of opponent moves beats it" if value >= 0 else
+                 f"can be beaten, e.g. by the line {' '.join(f'{r},{c}' for r, c in line)} "
+                 "(see: python Tester.py --worst-case TABLE)")
+    return "\n".join(lines)
+
+
+def print_reports(learners: list[AI_Agent]) -> None:
+    """Print ``exact_report`` of every learner (headed by its side when there are two)."""
+    for agent in learners:
+        if len(learners) > 1:
+            print(f"{symbol(agent.player)} table:")
+        print(exact_report(agent))
+
+
+def test_games(player1: AI_Agent, player2, env: TicTacToe, num: int) -> tuple[int, int, int]:
+    """The course's ``test(num)``: ``num`` games of the greedy ``player1`` (and, in self-play,
+    greedy ``player2``) against ``player2``; print and return ``(x_wins, o_wins, ties)``."""
+    learners = [player1] + [player2] * (isinstance(player2, AI_Agent) and player2.train)
+    training = [agent.train for agent in learners]
+    for agent in learners:
+        agent.train = False
+    x_agent, o_agent = (player1, player2) if player1.player == X else (player2, player1)
+    try:
+        x_wins, o_wins, ties = play_games(x_agent, o_agent, env, num)
+    finally:
+        for agent, was_training in zip(learners, training):
+            agent.train = was_training
+    print(f"test({num}): X wins {x_wins}, O wins {o_wins}, ties {ties}")
+    return x_wins, o_wins, ties

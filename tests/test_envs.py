@@ -207,3 +207,19 @@ def test_pettingzoo_illegal_move_ends_the_game(aec):
     assert game.rewards == {"player_1": 0.0, "player_2": -1.0}
     assert game.infos["player_2"] == {"illegal_action": True}
     assert all(game.terminations.values())
+
+
+def test_the_example_trains_a_table_that_tester_measures_exactly(gym, tmp_path):
+    """examples/train_gymnasium.py: Q-learning through the Gymnasium API, then Tester --exact."""
+    table = str(tmp_path / "gym_X.pth")
+    trained = subprocess.run([sys.executable, "examples/train_gymnasium.py", "--episodes", "30000",
+                              "--seed", "1", "--out", table], capture_output=True, text=True)
+    assert trained.returncode == 0, trained.stderr
+    assert "30,000 episodes" in trained.stdout and f"saved to {table}" in trained.stdout
+    exact = subprocess.run([sys.executable, "Tester.py", "--x", table, "--o", "random", "--exact"],
+                           capture_output=True, text=True, check=True).stdout
+    win, lose, draw = map(float, exact.splitlines()[-1].split()[2:])
+    assert abs(win + lose + draw - 1) < 1e-9 and win > 0.95 and lose == 0
+    worst = subprocess.run([sys.executable, "Tester.py", "--worst-case", table],
+                           capture_output=True, text=True, check=True).stdout
+    assert "unbeatable" in worst

@@ -8,15 +8,21 @@ from Agent import Agent
 from tables.files import load_table, save_table
 from State import State, position_of
 from TicTacToe import Action, TicTacToe
+from training.schedules import (EPSILON_DECAY_EPOCHS, EPSILON_FINAL, EPSILON_START,  # noqa: F401
+                                 check_schedule, epsilon_at)
 
-# The course's exploration schedule (SPEC: linear from 1.0 to 0.01 over the first 100,000 episodes).
-EPSILON_START = 1.0
-EPSILON_FINAL = 0.01
-EPSILON_DECAY_EPOCHS = 100_000
-# Time constant of the exponential option, chosen so that both schedules are near the final
-# epsilon by the end of the decay window (exp(-5) ~ 0.7 % of the way left).
-EPSILON_EXP_DECAY = EPSILON_DECAY_EPOCHS / 5
-EPSILON_SCHEDULES = ("linear", "exp")
+
+def greedy_action(Q: dict[tuple[State, Action], float], state: State) -> Action:
+    """The legal action of ``state`` with the largest value in ``Q`` (missing = 0); ties go to
+    the first, row-major. ``ValueError`` when the game is over."""
+    best_action, best_value = None, -math.inf
+    for action in state.legal_actions():
+        value = Q.get((state, action), 0.0)
+        if value > best_value:
+            best_action, best_value = action, value
+    if best_action is None:
+        raise ValueError("no legal action: the game is over")
+    return best_action
 
 
 class AI_Agent(Agent):
@@ -34,10 +40,8 @@ class AI_Agent(Agent):
                  seed: int | str | None = None, epsilon: str = "linear",
                  decay_epochs: int = EPSILON_DECAY_EPOCHS) -> None:
         super().__init__(player, env, graphics, seed=seed)
-        if epsilon not in EPSILON_SCHEDULES:
-            raise ValueError(f"epsilon schedule must be one of {EPSILON_SCHEDULES}, got {epsilon!r}")
         self.train = train
-        self.epsilon_schedule = epsilon
+        self.epsilon_schedule = check_schedule(epsilon)
         self.decay_epochs = decay_epochs
         self.Q: dict[tuple[State, Action], float] = {}
         self.meta: dict = {}
@@ -45,18 +49,14 @@ class AI_Agent(Agent):
             self.load_Q(Q_table_PATH)
 
     def epsilon_greedy(self, epoch: int) -> float:
-        """The exploration rate at episode ``epoch`` (0-based).
+        """The exploration rate at episode ``epoch`` (0-based), by ``self.epsilon_schedule``:
 
         linear: from 1.0 down to 0.01 over the first ``decay_epochs`` episodes, then 0.01.
         exp:    0.01 + (1.0 - 0.01) * exp(-epoch / (decay_epochs / 5)).
+        geometric: 0.9999 ** epoch.
         """
         # [exercise piece 1: epsilon_greedy] solution begins
-        if self.epsilon_schedule == "exp":
-            return EPSILON_FINAL + (EPSILON_START - EPSILON_FINAL) * math.exp(
-                -epoch * 5 / self.decay_epochs)
-        if epoch >= self.decay_epochs:
-            return EPSILON_FINAL
-        return EPSILON_START + (EPSILON_FINAL - EPSILON_START) * epoch / self.decay_epochs
+        return epsilon_at(self.epsilon_schedule, epoch, self.decay_epochs)
         # [exercise piece 1] solution ends
 
     def get_Q(self, state: State, action: Action) -> float:
@@ -65,16 +65,7 @@ class AI_Agent(Agent):
 
     def get_Q_action(self, state: State) -> Action:
         """The greedy move: the legal action with the largest Q; ties to the first, row-major."""
-        state = position_of(state)  # the live game (env.state): the position it shows
-        Q = self.Q
-        best_action, best_value = None, -math.inf
-        for action in state.legal_actions():
-            value = Q.get((state, action), 0.0)
-            if value > best_value:
-                best_action, best_value = action, value
-        if best_action is None:
-            raise ValueError("no legal action: the game is over")
-        return best_action
+        return greedy_action(self.Q, position_of(state))  # the live game: the position it shows
 
     def get_action(self, state: State, epoch: int | None = None) -> Action:
         """Epsilon-greedy while training (epsilon from ``epsilon_greedy(epoch)``), else greedy."""

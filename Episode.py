@@ -26,22 +26,21 @@ def play_game(x_agent, o_agent, env: TicTacToe, state: State | None = None,
     return moves, state
 
 
-def learning_steps(moves: list[Move], final: State, side: int) -> list[tuple]:
-    """Group a game into the learner's steps, the course's episode format.
+def learning_steps(moves: list[Move], side: int) -> list[Move]:
+    """Group a game into the learner's steps.
 
     One step is the learner's move plus the opponent's reply: ``(state, action, reward)`` with the
-    position before the learner's move and the summed reward of the step (X's view). The list
-    ends with the final position as a one-element tuple ``(final,)``.
+    position before the learner's move and the summed reward of the step (X's view). The course's
+    episode (``Generate_episode``) is these steps followed by the final position as ``(final,)``.
     """
     # [exercise piece 5: learning_steps] solution begins
-    steps: list[tuple] = []
+    steps: list[Move] = []
     for state, action, reward in moves:
         if state.player == side:
             steps.append((state, action, reward))
         elif steps and reward:
             last_state, last_action, last_reward = steps[-1]
             steps[-1] = (last_state, last_action, last_reward + reward)
-    steps.append((final,))
     return steps
     # [exercise piece 5] solution ends
 

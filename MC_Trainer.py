@@ -28,40 +28,31 @@ import random
 import sys
 
 import cli
-from training import trainer as Trainer
 from AI_Agent import AI_Agent
 from Agent import Agent
-from Episode import learning_steps, play_game, play_games
-from training.curves import Learning_Curve
-from tables.files import check_writable
+from Episode import learning_steps, play_game
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced  # noqa: F401 (the chapter's header)
 from State import O, X, State, symbol
-from exact.symmetry import images
+from tables.files import check_writable
 from TicTacToe import TicTacToe
+from training.command import Trainer, main as train_from_command_line
+from training.loop import train_loop
+from training.monte_carlo import plain_update, refined_update
+from training.options import SELF_PLAY, SIDES, Defaults, Variant, is_self_play
+from training.report import print_reports, test_games
+from training.run import Run, describe_run, learner_seed, make_opponent
+from training.schedules import decay_for
 
-# The course's parameters (SPEC section 5).
+# The course's parameters.
 epochs = 200_000
 gamma = 0.95
 alpha = 0.01
-OUT_NAME = "my_Q_MC_{side}.pth"
-PATH = "Data/" + OUT_NAME.format(side="X")
-# Self-play (--opponent self), where the opponent keeps changing, needs a larger learning rate
-# and more games (with these, both tables were unbeatable for each of 24 seeds tried).
-DEFAULTS = Trainer.Defaults(epochs, gamma, alpha, OUT_NAME,
-                            self_play={"epochs": 400_000, "alpha": 0.1})
-
-PLAIN_HELP = ("the chapter's algorithm as printed: every step of every episode updates just "
-              "its own pair (no board symmetries, no stop at exploratory moves)")
+PATH = "Data/my_Q_MC_X.pth"
 
 env = TicTacToe()
 player1 = AI_Agent(X, env, train=True)   # the learner
-player2 = Random_Agent(O, env)           # its opponent: part of the environment (in self-play,
-                                         # a second learner that plays O)
-start_epoch = 0                          # where a resumed run picks up
-curve: Learning_Curve | None = None      # records the learning curves when --plot asks for them
-PLOT = None                              # where to draw them
-PLAIN = False                            # the chapter's update exactly (no symmetry, no stop)
+player2 = Random_Agent(O, env)           # its opponent: part of the environment
 
 
 def Generate_episode(player: AI_Agent, epoch: int) -> list[tuple]:
@@ -74,7 +65,7 @@ def Generate_episode(player: AI_Agent, epoch: int) -> list[tuple]:
     # [exercise piece 2: Generate_episode] solution begins
     x_agent, o_agent = (player, player2) if player.player == X else (player2, player)
     moves, final = play_game(x_agent, o_agent, env, epoch=epoch)
-    return learning_steps(moves, final, player.player)
+    return learning_steps(moves, player.player) + [(final,)]
     # [exercise piece 2] solution ends
 
 
@@ -82,30 +73,21 @@ def main() -> bool:
     """Train ``player1`` for ``epochs`` episodes of ``Generate_episode``, save its table to
     ``PATH`` with ``player1.save_Q`` and end with ``test(100)``."""
     # [exercise piece 3: main] solution begins
-    # (This one also returns False when Ctrl-C stopped it early, which run() reports.)
-    learners = Trainer.learners_of(player1, player2)
+    # (The chapter's update, in the shared loop: it shows progress, and Ctrl-C stops it early and
+    # still saves -- then main returns False.)
+    Q, side = player1.Q, player1.player
 
     def learn(epoch: int) -> State:
-        if len(learners) == 1:
-            episodes = [Generate_episode(player1, epoch)]
-        else:
-            episodes = Trainer.learner_episodes(player1, player2, env, epoch)
-        for agent, episode in zip(learners, episodes):
-            Q, side = agent.Q, agent.player
-            final_state = episode.pop()[0]
-            G = 0.0
-            for state, action, reward in reversed(episode):
-                G = gamma * G + side * reward
-                explored = not PLAIN and action != agent.get_Q_action(state)
-                for pair in ([(state, action)] if PLAIN else images(state, action)):
-                    old = Q.get(pair, 0.0)
-                    Q[pair] = old + alpha * (G - old)
-                if explored:
-                    break
+        episode = Generate_episode(player1, epoch)
+        final_state = episode.pop()[0]
+        G = 0.0
+        for state, action, reward in reversed(episode):
+            G = gamma * G + side * reward
+            old = Q.get((state, action), 0.0)
+            Q[(state, action)] = old + alpha * (G - old)
         return final_state
 
-    finished = Trainer.train_loop(learn, learners, PATH, start_epoch, epochs,
-                                  f"MC {symbol(player1.player)}", curve, PLOT)
+    finished = train_loop(Run.of_module(player1, player2, env, PATH, epochs, gamma, alpha), learn)
     if finished:
         test(100)
     return finished
@@ -115,23 +97,28 @@ def main() -> bool:
 def test(num: int) -> tuple[int, int, int]:
     """Play ``num`` games of the greedy ``player1`` against ``player2``; print and return
     ``(x_wins, o_wins, ties)``."""
-    learners = Trainer.learners_of(player1, player2)
-    training = [agent.train for agent in learners]
-    for agent in learners:
-        agent.train = False
-    x_agent, o_agent = (player1, player2) if player1.player == X else (player2, player1)
-    x_wins, o_wins, ties = play_games(x_agent, o_agent, env, num)
-    for agent, was_training in zip(learners, training):
-        agent.train = was_training
-    print(f"test({num}): X wins {x_wins}, O wins {o_wins}, ties {ties}")
-    return x_wins, o_wins, ties
+    return test_games(player1, player2, env, num)
+
+
+# How the command line trains: the refined update, or the chapter's with --plain. Self-play
+# (--opponent self), where the opponent keeps changing, needs a larger learning rate and more
+# games (with these, both tables were unbeatable for each of 24 seeds tried).
+PLAIN_HELP = ("the chapter's algorithm as printed: every step of every episode updates just "
+              "its own pair (no board symmetries, no stop at exploratory moves)")
+TRAINER = Trainer(
+    "MC", "Monte Carlo control", "MC_Trainer.py", __doc__.split("\n\n")[0], refined_update,
+    Defaults(epochs, gamma, alpha, "my_Q_MC_{side}.pth",
+             self_play={"epochs": 400_000, "alpha": 0.1}),
+    variants={"plain": Variant(PLAIN_HELP, update=plain_update,
+                               meta={"refinements": "none (--plain)"})},
+    meta={"refinements": "symmetry, stop at exploration"})
 
 
 # What a student's own main (the exercise's) cannot do, since only the solved trainer's does it.
 NEEDS_SOLVED_MAIN = {"plot": "--plot needs the solved trainer, which records the curves while it "
                              "trains",
                      "resume": "--resume needs the solved trainer, which counts the episodes",
-                     "self": "--opponent self needs the solved trainer, which trains an X and an "
+                     SELF_PLAY: "--opponent self needs the solved trainer, which trains an X and an "
                              "O table at once",
                      "plain": "--plain chooses between the solved trainer's two algorithms"}
 PARAMETERS = ("epochs", "alpha", "gamma")   # module defaults that a main may set for itself
@@ -139,20 +126,8 @@ PARAMETERS = ("epochs", "alpha", "gamma")   # module defaults that a main may se
 
 def is_your_main() -> bool:
     """Whether ``main`` is a student's own (the exercise's) rather than the solved trainer's,
-    which hands its episodes to ``Trainer.train_loop``."""
+    which hands its episodes to ``training.loop.train_loop``."""
     return "train_loop" not in inspect.unwrap(main).__code__.co_names
-
-
-def configure(argv: list[str] | None = None, announce: bool = True) -> None:
-    """Set the module's players and parameters from command-line arguments."""
-    global epochs, gamma, alpha, PATH, player1, player2, start_epoch, curve, PLOT, PLAIN
-    args = Trainer.parse_arguments("MC_Trainer.py", __doc__.split("\n\n")[0], DEFAULTS, argv,
-                                   variants={"plain": (PLAIN_HELP, {})})
-    epochs, gamma, alpha, PLOT, PLAIN = args.epochs, args.gamma, args.alpha, args.plot, args.plain
-    player1, player2, PATH, start_epoch, curve = Trainer.setup("MC", "Monte Carlo control", args,
-                                                               env, OUT_NAME, announce)
-    for agent in Trainer.learners_of(player1, player2):
-        agent.meta["refinements"] = "none (--plain)" if PLAIN else "symmetry, stop at exploration"
 
 
 def run_your_main(argv: list[str]) -> int:
@@ -160,12 +135,10 @@ def run_your_main(argv: list[str]) -> int:
     ``player1``, ``player2``, ``PATH``, ``gamma``); only the flags given change it, the script
     says which of them cannot reach the student's main, and the module is as it was afterwards
     (so a second run in the same process starts from the same place)."""
-    args = Trainer.parse_arguments("MC_Trainer.py", __doc__.split("\n\n")[0], DEFAULTS, argv,
-                                   variants={"plain": (PLAIN_HELP, {})})
+    args = TRAINER.parse(argv)
     given = {word[2:].split("=")[0] for word in argv if word.startswith("--")}
-    self_play = args.opponent.strip().lower() == Trainer.SELF_PLAY
     for need, reason in NEEDS_SOLVED_MAIN.items():
-        if need in given or (need == "self" and self_play):
+        if need in given or (need == SELF_PLAY and is_self_play(args)):
             cli.fail(f"error: {reason}; your main trains on its own (leave the flag out)")
     names = ("player1", "player2", "PATH", *PARAMETERS)
     kept = {name: globals()[name] for name in names}
@@ -178,7 +151,7 @@ def run_your_main(argv: list[str]) -> int:
             print("\nInterrupted: your main was stopped before it finished; it saved nothing "
                   "unless it saves along the way", file=sys.stderr)
             return cli.INTERRUPTED
-        Trainer.print_reports([player1])
+        print_reports([player1])
         return 0
     finally:
         globals().update(kept)
@@ -186,19 +159,20 @@ def run_your_main(argv: list[str]) -> int:
 
 
 def set_up_your_run(args, given: set[str]) -> None:
-    """Apply the flags ``given`` to the student's module, seed its players (``--seed``, else a
-    fresh seed, printed) and say what will be trained."""
-    global PATH, player1, player2
+    """Apply the flags ``given`` to the student's module (whose main reads the course's module
+    names), seed its players (``--seed``, else a fresh seed, printed) and say what will be
+    trained."""
+    global PATH, player2
     player1.Q.clear()     # a run starts from an empty table, as in a fresh process
-    if "side" in given and Trainer.SIDES[args.side] != player1.player:
+    if "side" in given and SIDES[args.side] != player1.player:
         # the same objects on the other sides, so a Q = player1.Q taken at import stays theirs
         player1.player, player2.player = -player1.player, player1.player
     if "opponent" in given:
-        player2 = Trainer.make_opponent(args.opponent, -player1.player, env, args.seed)
+        player2 = make_opponent(args.opponent, -player1.player, env, args.seed)
     random.seed(args.seed)    # for code that draws from random itself
     for role, agent in (("learner", player1), ("opponent", player2)):
         if isinstance(agent, Agent):
-            agent.rng.seed(Trainer.learner_seed(args.seed, role))
+            agent.rng.seed(learner_seed(args.seed, role))
     PATH = args.out or PATH
     check_writable(PATH)
     own = [name for name in PARAMETERS if name in inspect.unwrap(main).__code__.co_varnames]
@@ -208,10 +182,10 @@ def set_up_your_run(args, given: set[str]) -> None:
             if name in own:
                 print(f"note: --{name} does not reach your main, which sets {name} itself")
     if "epochs" in given and "epochs" not in own:
-        player1.decay_epochs = max(1, args.epochs // 2)   # as the solved trainer's schedule
+        player1.decay_epochs = decay_for(args.epochs)   # as the solved trainer's schedule
     if "epsilon" in given:
         print("note: --epsilon does not reach your main: your epsilon_greedy sets the schedule")
-    player1.meta = Trainer.describe_run("your main", player1.player, args, 0)
+    player1.meta = describe_run("your main", player1.player, args, 0)
     player1.meta.update({name: "set by your main" for name in own})
     print(f"Training with your main: {symbol(player1.player)} against {type(player2).__name__}, "
           f"seed {args.seed}, saving to {PATH}"
@@ -219,14 +193,12 @@ def set_up_your_run(args, given: set[str]) -> None:
 
 
 def run(argv: list[str] | None = None) -> int:
-    """Train from the command line ``argv``, print the exact report; return the exit status."""
+    """Train from the command line ``argv``: the student's main when it is theirs, else the
+    solved trainer (``TRAINER``) as every trainer runs; return the exit status."""
     argv = sys.argv[1:] if argv is None else argv
     if is_your_main() and not ({"-h", "--help"} & set(argv)):
         return run_your_main(argv)
-    configure(argv)
-    finished = main() is not False
-    Trainer.print_reports(Trainer.learners_of(player1, player2))
-    return 0 if finished else cli.INTERRUPTED
+    return train_from_command_line(TRAINER, argv)
 
 
 if __name__ == "__main__":

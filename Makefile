@@ -1,18 +1,33 @@
-# Every target sets itself up: the first run creates .venv and installs requirements.txt.
+# Every target sets itself up: the first run creates .venv and installs requirements.txt
+# (pip shows its progress: the first install downloads torch and can take minutes).
+#   make venv TORCH=cpu   torch's CPU build from PyTorch's own CPU wheel index: on Linux the plain
+#                         pin pulls the CUDA build (several GB), which this project never uses
+#   make extras           the optional packages of requirements-extra.txt (envs/, the notebook)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+EXTRAS_STAMP := $(VENV)/.extras
+TORCH ?=
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
+TORCH_PIN := $(shell grep -E '^torch==' requirements.txt)
 
-.PHONY: venv play train test bench data compare curves exercise check nim clean
+.PHONY: venv extras play train test bench data compare curves exercise check nim clean
 
 venv: $(STAMP)
 
 $(STAMP): requirements.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --upgrade pip
+	$(if $(filter cpu,$(TORCH)),$(PY) -m pip install "$(TORCH_PIN)" --index-url $(TORCH_CPU_INDEX))
+	$(PY) -m pip install -r requirements.txt
 	touch $(STAMP)
+
+extras: $(EXTRAS_STAMP)
+
+$(EXTRAS_STAMP): requirements-extra.txt $(STAMP)
+	$(PY) -m pip install -r requirements-extra.txt
+	touch $(EXTRAS_STAMP)
 
 play: venv
 	$(PY) Game.py

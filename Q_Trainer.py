@@ -25,28 +25,29 @@ import math
 import sys
 
 import cli
-from training import trainer as Trainer
+from training.command import Trainer, main
+from training.options import Defaults, Variant
 from State import State
 from TicTacToe import Action
 
 # The same parameters as SARSA, so that the two can be compared one for one. Self-play needs a
 # larger learning rate and more games; with these both tables were unbeatable for each of 24
 # seeds tried.
-DEFAULTS = Trainer.Defaults(epochs=100_000, gamma=0.9, alpha=0.1, out_name="my_Q_QL_{side}.pth",
+DEFAULTS = Defaults(epochs=100_000, gamma=0.9, alpha=0.1, out_name="my_Q_QL_{side}.pth",
                             self_play={"epochs": 200_000, "alpha": 0.5})
 LECTURE = {"epochs": 50_000, "alpha": 0.2, "epsilon": "geometric"}
 
 
-def update(Q: dict[tuple[State, Action], float], episode: list[tuple], side: int, gamma: float,
-           alpha: float) -> None:
-    """Apply the Q-learning rule to every step of ``episode`` (learning steps ``(state, action,
-    reward)``, then ``(final,)``), in order, changing ``Q`` in place. ``side`` is 1 for X,
-    -1 for O (whose rewards are the negated X rewards)."""
+def update(Q: dict[tuple[State, Action], float], steps: list[tuple], final: State, side: int,
+           gamma: float, alpha: float) -> None:
+    """Apply the Q-learning rule to every one of ``steps`` (the learner's ``(state, action,
+    reward)`` of one game that ended in ``final``), first to last, changing ``Q`` in place.
+    ``side`` is 1 for X, -1 for O (whose rewards are the negated X rewards)."""
     # [exercise piece 5: q_update] solution begins
-    for (state, action, reward), following in zip(episode, episode[1:]):
+    for number, (state, action, reward) in enumerate(steps):
         target = side * reward
-        if len(following) == 3:      # not the end: the learner moves again from following[0]
-            next_state = following[0]
+        if number + 1 < len(steps):  # not the last step: the learner moves again from next_state
+            next_state = steps[number + 1][0]
             best = -math.inf
             for move in next_state.legal_actions():
                 value = Q.get((next_state, move), 0.0)
@@ -58,12 +59,15 @@ def update(Q: dict[tuple[State, Action], float], episode: list[tuple], side: int
     # [exercise piece 5] solution ends
 
 
+LECTURE_HELP = ("the lecture's settings: --alpha 0.2 --epsilon geometric --epochs 50000 "
+                "(flags given as well still win)")
+TRAINER = Trainer("Q-learning", "Q-learning", "Q_Trainer.py", __doc__.split("\n\n")[0], update,
+                  DEFAULTS, variants={"lecture": Variant(LECTURE_HELP, LECTURE)})
+
+
 def run(argv: list[str] | None = None) -> int:
     """Train from the command line ``argv``; return the exit status."""
-    lecture = ("the lecture's settings: --alpha 0.2 --epsilon geometric --epochs 50000 "
-               "(flags given as well still win)", LECTURE)
-    return Trainer.main("Q-learning", "Q-learning", update, DEFAULTS, argv, prog="Q_Trainer.py",
-                        description=__doc__.split("\n\n")[0], variants={"lecture": lecture})
+    return main(TRAINER, argv)
 
 
 if __name__ == "__main__":

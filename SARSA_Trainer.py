@@ -21,38 +21,41 @@ from __future__ import annotations
 import sys
 
 import cli
-from training import trainer as Trainer
+from training.command import Trainer, main
+from training.options import Defaults
 from State import State
 from TicTacToe import Action
 
-# The course repository's parameters for its SARSA trainer (SPEC section 5). Self-play, where the
+# The course repository's parameters for its SARSA trainer (the course's parameters). Self-play, where the
 # opponent keeps changing, needs a larger learning rate and more games: SARSA learns the values of
 # its exploring play, so it needs longer than Q-learning; with these both tables were unbeatable
 # for each of 24 seeds tried (seeds 0-23; with 400,000 games, 21 of them).
-DEFAULTS = Trainer.Defaults(epochs=100_000, gamma=0.9, alpha=0.1, out_name="my_Q_SARSA_{side}.pth",
+DEFAULTS = Defaults(epochs=100_000, gamma=0.9, alpha=0.1, out_name="my_Q_SARSA_{side}.pth",
                             self_play={"epochs": 800_000, "alpha": 0.5})
 
 
-def update(Q: dict[tuple[State, Action], float], episode: list[tuple], side: int, gamma: float,
-           alpha: float) -> None:
-    """Apply the SARSA rule to every step of ``episode`` (learning steps ``(state, action,
-    reward)``, then ``(final,)``), in order, changing ``Q`` in place. ``side`` is 1 for X,
-    -1 for O (whose rewards are the negated X rewards)."""
+def update(Q: dict[tuple[State, Action], float], steps: list[tuple], final: State, side: int,
+           gamma: float, alpha: float) -> None:
+    """Apply the SARSA rule to every one of ``steps`` (the learner's ``(state, action, reward)``
+    of one game that ended in ``final``), first to last, changing ``Q`` in place. ``side`` is 1
+    for X, -1 for O (whose rewards are the negated X rewards)."""
     # [exercise piece 5: sarsa_update] solution begins
-    for (state, action, reward), following in zip(episode, episode[1:]):
+    for number, (state, action, reward) in enumerate(steps):
         target = side * reward
-        if len(following) == 3:      # not the end: the learner moves again, and this is its move
-            next_state, next_action, _ = following
+        if number + 1 < len(steps):  # not the last step: the learner's next move is known
+            next_state, next_action, _ = steps[number + 1]
             target += gamma * Q.get((next_state, next_action), 0.0)
         old = Q.get((state, action), 0.0)
         Q[(state, action)] = old + alpha * (target - old)
     # [exercise piece 5] solution ends
 
 
+TRAINER = Trainer("SARSA", "SARSA", "SARSA_Trainer.py", __doc__.split("\n\n")[0], update, DEFAULTS)
+
+
 def run(argv: list[str] | None = None) -> int:
     """Train from the command line ``argv``; return the exit status."""
-    return Trainer.main("SARSA", "SARSA", update, DEFAULTS, argv, prog="SARSA_Trainer.py",
-                        description=__doc__.split("\n\n")[0])
+    return main(TRAINER, argv)
 
 
 if __name__ == "__main__":

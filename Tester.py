@@ -16,6 +16,7 @@ import sys
 
 import cli
 from Agent import PolicyUnknown
+from players.search import Search_Agent
 from players.specs import VALID_SPECS, describe, is_table_path, make_agent
 from Episode import play_games
 from tables.files import load_table
@@ -27,7 +28,7 @@ from exact.solver import (as_outcome, best_response, exact_outcome, minimax_valu
 from State import O, State, X, parse_moves, symbol
 from TicTacToe import TicTacToe
 
-DEFAULT_X = "Data/Q_MC_X.pth"
+DEFAULT_X = cli.repository_file("Data/Q_MC_X.pth")
 DEFAULT_O = "advanced"
 DEFAULT_GAMES = 1_000
 DEFAULT_SEED = 0
@@ -121,7 +122,7 @@ def worst_case_report(spec: str, seed: int) -> str:
 
 def optimum_report() -> str:
     """The best possible results against ``random`` and ``advanced`` for X and for O, with and
-    without the restriction to policies that can never lose (computed, SPEC section 6)."""
+    without the restriction to policies that can never lose (computed exactly; the figures are pinned in tests/test_solver.py)."""
     lines = [f"perfect play from the empty board: "
              f"{ {1: 'X wins', 0: 'draw', -1: 'O wins'}[minimax_value()] }",
              f"{'best reply':28}{'wins':>10}{'losses':>10}{'draws':>10}"]
@@ -141,7 +142,7 @@ def analyse_report(spec: str, moves: str, seed: int) -> str:
     if state.end_of_game:
         raise ValueError("the game is over after these moves: there is no move to analyse")
     agent = make_agent(spec, state.player, TicTacToe(), seed=seed)
-    if not hasattr(agent, "analyse"):
+    if not isinstance(agent, Search_Agent):
         raise ValueError(f"agent {spec!r} has no analyse(); use playout or mcts "
                          "(for a Q-table: --show-q TABLE)")
     values = agent.analyse(state)
@@ -181,8 +182,29 @@ def build_parser() -> cli.Parser:
     return parser
 
 
+# The flags each mode reads; any other flag given with it would be ignored, so it is refused.
+MODES = {"optimum": set(), "worst-case": {"seed"}, "show-q": {"moves"},
+         "analyse": {"moves", "seed"}, "": {"x", "o", "games", "seed", "both", "exact"}}
+
+
+def check_mode(parser: cli.Parser, argv: list[str]) -> None:
+    """Refuse two modes at once, and flags that the chosen mode would ignore."""
+    given = {word[2:].split("=")[0] for word in argv if word.startswith("--")}
+    modes = [mode for mode in MODES if mode in given]
+    if len(modes) > 1:
+        parser.error(f"choose one of --{' / --'.join(modes)}")
+    mode = modes[0] if modes else ""
+    ignored = sorted(given - MODES[mode] - {mode})
+    if ignored:
+        name = f"--{mode}" if mode else "a comparison of --x and --o"
+        parser.error(f"{name} does not use {', '.join('--' + flag for flag in ignored)}")
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    check_mode(parser, argv)
     if args.optimum:
         print(optimum_report())
     elif args.worst_case is not None:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from typing import Callable
 
 USAGE_ERROR = 2      # bad arguments or unusable input
 INTERRUPTED = 130    # Ctrl-C (128 + SIGINT)
 MAX_COUNT = 10**9    # larger counts are typos, not plans
+# The repository folder: default files (Data/...) live there, wherever a script is started from.
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class Parser(argparse.ArgumentParser):
@@ -79,9 +83,12 @@ def seconds(text: str) -> float:
 
 def run(main: Callable[[], int | None]) -> None:
     """Run a script's ``main`` and exit with its status; bad input (``ValueError``, including a
-    bad table file or agent spec) becomes one line and status 2, Ctrl-C a short note and 130."""
+    bad table file or agent spec) becomes one line and status 2, Ctrl-C a short note and 130, an
+    output that cannot be written (a full disk, ``> /dev/full``) one line and status 1."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)   # from here on, Ctrl-C is ours
     try:
         status = main()
+        sys.stdout.flush()    # now, so that a write error is reported here and not at exit
     except ValueError as error:
         fail(f"error: {error}")
     except KeyboardInterrupt:
@@ -90,4 +97,35 @@ def run(main: Callable[[], int | None]) -> None:
     except BrokenPipeError:  # the reader went away (e.g. `| head`): nothing left to say
         sys.stderr.close()
         sys.exit(0)
+    except OSError as error:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # drop what cannot go
+        print(f"error: cannot write the output: {error.strerror or error}", file=sys.stderr)
+        sys.exit(1)
     sys.exit(status or 0)
+
+
+def quiet_interrupt_while_starting() -> None:
+    """A Ctrl-C before ``run`` starts (while a script still imports its modules) ends it with
+    "Interrupted." and status 130, not a traceback. Called when this package is imported by a
+    script of the repository run from the command line; ``run`` puts Python's handler back."""
+    main = sys.modules.get("__main__")
+    script = os.path.abspath(getattr(main, "__file__", "") or "")
+    if os.path.dirname(script) == REPOSITORY and signal.getsignal(signal.SIGINT) is \
+            signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupted_while_starting)
+
+
+def _interrupted_while_starting(signum, frame) -> None:
+    print("\nInterrupted.", file=sys.stderr)
+    os._exit(INTERRUPTED)
+
+
+def repository_file(relative: str) -> str:
+    """The path of ``relative`` (e.g. ``Data/Q_MC_X.pth``) inside the repository, whatever the
+    current folder is; written relative to the current folder when it lies below it."""
+    full = os.path.join(REPOSITORY, relative)
+    here = os.getcwd()
+    return os.path.relpath(full, here) if full.startswith(here + os.sep) else full
+
+
+quiet_interrupt_while_starting()

@@ -132,7 +132,7 @@ def best_response(opponent, unbeatable: bool = False,
     ``action_probs``) and a deterministic policy ``{state: action}`` that reaches it.
 
     "Best" maximises P(win) - P(loss) for the responder (the other side); among moves with equal
-    scores the first in row-major order wins (SPEC section 6 reports the results of this rule). With ``unbeatable`` the responder
+    scores the first in row-major order wins (the exact reference numbers in tests/test_solver.py come from this rule). With ``unbeatable`` the responder
     only plays moves that keep its perfect-play result, so the policy never loses to anyone.
     The policy covers every position the game can reach against ``opponent``.
     """

@@ -122,6 +122,11 @@ class Search_Agent(Agent, ABC):
             return analysed[1][1]
         return self.decide(state)[1]
 
+    @abstractmethod
+    def analyse(self, state: State) -> dict[Action, float]:
+        """``{(row, col): number}``: what the search thinks of each move it tried (``Tester.py
+        --analyse`` and the game's overlay show it)."""
+
     def analysed_statistics(self, state: State) -> dict:
         """The statistics of a search of ``state``, kept for the next ``get_action(state)``."""
         decision = self.decide(state)

@@ -50,9 +50,15 @@ def check_learning_steps(student) -> None:
         for side in (X, O):
             log = [(piece_episode.LEARNER if state.player == side else piece_episode.OPPONENT,
                     state, action, None) for state, action, _ in moves]
-            steps = call("Episode.learning_steps", episode.learning_steps, list(moves), final,
-                         side)
-            piece_episode.compare(steps, log, side, None, what="Episode.learning_steps")
+            steps = call("Episode.learning_steps", episode.learning_steps, list(moves), side)
+            if not isinstance(steps, list):
+                raise Failure("Episode.learning_steps must return a list of steps, got "
+                              f"{type(steps).__name__}")
+            if steps and isinstance(steps[-1], tuple) and len(steps[-1]) == 1:
+                raise Failure("Episode.learning_steps returns the steps alone: the final "
+                              "position is not one of them (Generate_episode adds (final,))")
+            piece_episode.compare(steps + [(final,)], log, side, None,
+                                  what="Episode.learning_steps")
 
 
 def check_update(student, module_name: str, column: int) -> None:
@@ -60,10 +66,9 @@ def check_update(student, module_name: str, column: int) -> None:
     update = student.module(module_name).update
     for side, raw, before, *after in CASES:
         *steps, final = raw
-        episode = ([(board(cells, side), action, reward) for cells, action, reward in steps]
-                   + [(board(final),)])
+        episode = [(board(cells, side), action, reward) for cells, action, reward in steps]
         Q = {(board(cells, side), action): value for (cells, action), value in before.items()}
-        call(name, update, Q, episode, side, GAMMA, ALPHA)
+        call(name, update, Q, list(episode), board(final), side, GAMMA, ALPHA)
         for number, ((state, action, _), value) in enumerate(zip(episode, after[column]), 1):
             got = Q.get((state, action), 0.0)
             if not close(got, value):

@@ -44,6 +44,11 @@ def greedy_move(values: dict[Action, float | None]) -> Action | None:
     return best
 
 
+def cell_text(value: float | int) -> str:
+    """A value as a cell shows it: a count (e.g. MCTS visits) as a whole number, else 3 decimals."""
+    return f"{value:d}" if isinstance(value, int) else f"{value:+.3f}"
+
+
 def board_grid(state: State, values: dict[Action, float | None]) -> str:
     """The 3x3 grid: X or O in taken cells, the value of each empty one, the greedy move bracketed."""
     best = greedy_move(values)
@@ -54,7 +59,7 @@ def board_grid(state: State, values: dict[Action, float | None]) -> str:
             text = symbol(mark)
         else:
             value = values.get(action)
-            text = UNSEEN if value is None else f"{value:+.3f}"
+            text = UNSEEN if value is None else cell_text(value)
             if action == best:
                 text = f"[{text}]"
         cells.append(text.center(CELL_WIDTH))

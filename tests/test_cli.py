@@ -235,7 +235,8 @@ def test_tester_refuses_bad_input_in_one_line(invoke, workdir, case):
         pytest.skip("Tester.py is not written yet")
     import Tester
     args, name = TESTER_CASES[case]
-    line = assert_one_line_error(*invoke(Tester, "main", ["--games", "5", *args]), name)
+    games = [] if args[0] == "--worst-case" else ["--games", "5"]   # a mode takes no --games
+    line = assert_one_line_error(*invoke(Tester, "main", [*games, *args]), name)
     if case in LISTS_VALID_SPECS:
         assert all(valid in line for valid in VALID_NAMES), line
     assert not (workdir / "MARKER").exists()
@@ -294,3 +295,28 @@ def test_real_processes_exit_2_with_one_line(real_results, workdir, case):
     result = real_results[case]
     assert_one_line_error(result.returncode, result.stdout, result.stderr, REAL_RUNS[case][2])
     assert not (workdir / "MARKER").exists()
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--optimum", "--x", "random"], "--optimum does not use --x"),
+    (["--worst-case", "random", "--games", "5"], "--worst-case does not use --games"),
+    (["--x", "random", "--moves", "1,1"], "does not use --moves"),
+    (["--optimum", "--show-q", "Data/Q_MC_X.pth"], "choose one of"),
+    (["--show-q", str(ROOT / "Data" / "Q_MC_X.pth"), "--moves", "\u00b2,\u00b2"], "is not 'row,col'"),
+])
+def test_tester_refuses_flags_its_mode_would_ignore(invoke, workdir, args, words):
+    import Tester
+    line = assert_one_line_error(*invoke(Tester, "main", args), words.split()[0])
+    assert words in line, line
+
+
+def test_tester_says_so_when_its_output_cannot_be_written():
+    """``> /dev/full``: one line on stderr and status 1, no traceback."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, str(ROOT / TESTER), "--optimum"], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == ["error: cannot write the output: No space left "
+                                                "on device"]

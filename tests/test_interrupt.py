@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from training import trainer as Trainer
+from training import loop
+from training.run import build_run
 from AI_Agent import AI_Agent
 from tables.files import load_table
 from State import X, State
@@ -103,38 +104,33 @@ def test_resume_goes_on_from_the_saved_count_and_finishes(interrupted):
     assert any(after[key] != value for key, value in before.items())
 
 
-@pytest.fixture
-def restore_trainer(monkeypatch):
-    """MC_Trainer with its module globals put back after the test."""
+def resumed_run(episodes: int):
+    """The run that ``--resume run/t.pth`` builds, as MC_Trainer.py's command line would."""
     import MC_Trainer
-    for name, value in list(vars(MC_Trainer).items()):
-        if not name.startswith("__"):
-            monkeypatch.setattr(MC_Trainer, name, value)
-    return MC_Trainer
+    args = MC_Trainer.TRAINER.parse(["--resume", "run/t.pth", "--epochs", str(episodes + MORE),
+                                     "--out", "run/unused.pth"])
+    return build_run("MC", "Monte Carlo control", args, "my_Q_MC_{side}.pth", announce=False)
 
 
 @posix_only
 @pytest.mark.solved_only
-def test_resume_starts_at_the_saved_episode(interrupted, restore_trainer, monkeypatch):
+def test_resume_starts_at_the_saved_episode(interrupted, monkeypatch):
     folder, _, _, _, episodes, _ = interrupted
     monkeypatch.chdir(folder)
-    restore_trainer.configure(["--resume", "run/t.pth", "--epochs", str(episodes + MORE),
-                               "--out", "run/unused.pth"])
-    assert restore_trainer.start_epoch == episodes
-    assert restore_trainer.player1.Q == load_table("run/t.pth")[0]
+    run = resumed_run(episodes)
+    assert run.start == episodes
+    assert run.learners[0].Q == load_table("run/t.pth")[0]
 
 
 @posix_only
 @pytest.mark.solved_only
-def test_resume_continues_the_interrupted_runs_epsilon(interrupted, restore_trainer, monkeypatch):
+def test_resume_continues_the_interrupted_runs_epsilon(interrupted, monkeypatch):
     folder, _, _, _, episodes, _ = interrupted
     monkeypatch.chdir(folder)
-    restore_trainer.configure(["--resume", "run/t.pth", "--epochs", str(episodes + MORE),
-                               "--out", "run/unused.pth"])
+    learner = resumed_run(episodes).learners[0]
     original = AI_Agent(X, decay_epochs=LONG_RUN // 2)     # the schedule the run was using
     for epoch in (episodes, episodes + MORE - 1):
-        assert restore_trainer.player1.epsilon_greedy(epoch) == pytest.approx(
-            original.epsilon_greedy(epoch))
+        assert learner.epsilon_greedy(epoch) == pytest.approx(original.epsilon_greedy(epoch))
 
 
 # --- the mechanism, in this process ----------------------------------------------------------
@@ -151,7 +147,7 @@ def test_the_first_ctrl_c_ends_the_current_episode_then_stops():
             played.append("episode finished")
         return State([1, 1, 1, -1, -1, 0, 0, 0, 0], -1)
 
-    done, stopped = Trainer.run_episodes(learn, X, 3, 100, "test", show_progress=False)
+    done, stopped = loop.run_episodes(learn, X, 3, 100, "test", show_progress=False)
     assert (done, stopped) == (8, True)
     assert played == [3, 4, 5, 6, 7, "episode finished"]
     assert signal.getsignal(signal.SIGINT) is previous
@@ -166,5 +162,5 @@ def test_a_second_ctrl_c_aborts_at_once():
 
     previous = signal.getsignal(signal.SIGINT)
     with pytest.raises(KeyboardInterrupt):
-        Trainer.run_episodes(learn, X, 0, 10, "test", show_progress=False)
+        loop.run_episodes(learn, X, 0, 10, "test", show_progress=False)
     assert signal.getsignal(signal.SIGINT) is previous

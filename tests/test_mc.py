@@ -60,7 +60,6 @@ def test_o_episodes_start_after_xs_first_move(trainer):
 def run_main_on(mc, monkeypatch, tmp_path, episode, side):
     monkeypatch.setattr(mc, "Generate_episode", lambda player, epoch: list(episode))
     monkeypatch.setattr(mc, "epochs", 1)
-    monkeypatch.setattr(mc, "start_epoch", 0)
     monkeypatch.setattr(mc, "PATH", str(tmp_path / "q.pth"))
     monkeypatch.setattr(mc, "test", lambda num: (0, 0, 0))
     assert mc.main() is not False  # a main() typed in from the chapter returns None
@@ -71,7 +70,6 @@ def run_main_on(mc, monkeypatch, tmp_path, episode, side):
 def test_mc_update_arithmetic(trainer, monkeypatch, tmp_path, side):
     """The chapter's update (``--plain``): returns walked backwards, every step updated."""
     mc = trainer(side)
-    monkeypatch.setattr(mc, "PLAIN", True)
     if side == X:
         s1, s2, s3 = State(), State([1, -1, 0, 0, 0, 0, 0, 0, 0]), State([1, -1, 1, 0, -1, 0, 0, 0, 0])
     else:
@@ -109,12 +107,21 @@ def greedy_episode(side):
         [(steps[-1][0], steps[-1][1], side), (final,)]
 
 
+def refined(mc, episode: list, side: int) -> dict:
+    """The solved trainer's update (``python MC_Trainer.py``) of an empty table by ``episode``
+    (the course's format), with the module's gamma and alpha."""
+    from training.monte_carlo import refined_update
+    Q: dict = {}
+    refined_update(Q, episode[:-1], episode[-1][0], side, mc.gamma, mc.alpha)
+    return Q
+
+
 @pytest.mark.solved_only
 @pytest.mark.parametrize("side", [X, O])
 def test_refined_update_teaches_every_mirror_image(trainer, monkeypatch, tmp_path, side):
     mc = trainer(side)
     episode = greedy_episode(side)
-    Q = run_main_on(mc, monkeypatch, tmp_path, episode, side)
+    Q = refined(mc, episode, side)
     G = 1.0
     for state, action, _ in reversed(episode[:-1]):
         for image in images(state, action):
@@ -129,7 +136,7 @@ def test_refined_update_stops_at_an_exploratory_move(trainer, monkeypatch, tmp_p
     (s1, a1, _), (s2, _, _), (s3, a3, _), final = greedy_episode(X)
     explored = (2, 2)  # not the greedy (first legal) cell of s2
     episode = [(s1, a1, 0), (s2, explored, 0), (s3, a3, 1), final]
-    Q = run_main_on(mc, monkeypatch, tmp_path, episode, X)
+    Q = refined(mc, episode, X)
     assert Q[(s3, a3)] == pytest.approx(mc.alpha)
     assert Q[(s2, explored)] == pytest.approx(mc.alpha * mc.gamma)  # the explored move is learned
     assert (s1, a1) not in Q  # its return went through a random move: no update

@@ -461,7 +461,7 @@ def test_winning_moves():
 
 
 def test_the_course_reference_numbers():
-    """SPEC: for 1 3 5 7 the first player loses, and 335 of 383 positions are wins."""
+    """For 1 3 5 7 the first player loses, and 335 of 383 positions are wins."""
     everywhere = judge.positions(START)
     assert len(everywhere) == 383
     assert sum(map(judge.is_win, everywhere)) == 335

@@ -100,7 +100,7 @@ def test_analyse_from_the_empty_board_matches_the_exact_values():
         allowed = tolerance([(1, wins), (0.5, draws), (0, 1 - wins - draws)], pnum)
         assert abs(scores[action] - expected) <= allowed, action
         assert abs(scores[action] - expected) <= 0.015, action  # the acceptance figure
-    # SPEC section 6: center 0.750, corner 0.671429, edge 0.600
+    # exact: center 0.750, corner 0.671429, edge 0.600
     assert exact[(1, 1)][0] + 0.5 * exact[(1, 1)][1] == pytest.approx(0.75)
     assert exact[(0, 0)][0] + 0.5 * exact[(0, 0)][1] == pytest.approx(0.671429, abs=1e-6)
     assert exact[(0, 1)][0] + 0.5 * exact[(0, 1)][1] == pytest.approx(0.6)

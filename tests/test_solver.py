@@ -1,4 +1,4 @@
-"""Exact game theory: SPEC section 6 pinned to 6 decimals, the course's fixtures, worst cases."""
+"""Exact game theory: the exact reference numbers pinned to 6 decimals, the course's fixtures, worst cases."""
 
 import math
 

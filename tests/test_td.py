@@ -10,7 +10,9 @@ import MC_Trainer
 import Q_Trainer
 from tables import view as Q_View
 import SARSA_Trainer
-from training import trainer as Trainer
+from training import loop, options
+from training.report import exact_report
+from training.run import Run, make_learner
 from AI_Agent import AI_Agent
 from players.specs import make_agent
 from training.curves import BINS, CHECKPOINTS, EPSILON_POINTS, Learning_Curve, checkpoint_epochs
@@ -24,10 +26,15 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # Dyadic numbers, so that every update below is exact in binary floating point.
 ALPHA, GAMMA = 0.5, 0.5
 SHORT_RUN = 10_000            # episodes of a "does it learn" run
-RANDOM_X = (0.584921, 0.288095)   # random X against random O: P(win), P(loss) (SPEC section 6)
+RANDOM_X = (0.584921, 0.288095)   # random X against random O: P(win), P(loss) (exact, pinned in tests/test_solver.py)
 
 
 # --- the update rules on hand-made episodes ------------------------------------------------------
+
+def apply(update, Q, episode, side):
+    """``update`` on an episode in the course's format (steps, then ``(final,)``)."""
+    update(Q, episode[:-1], episode[-1][0], side, GAMMA, ALPHA)
+
 
 @pytest.fixture
 def x_episode():
@@ -43,14 +50,14 @@ def x_episode():
 def test_sarsa_bootstraps_from_the_move_actually_taken(x_episode):
     (s0, a0, _), (s1, a1, _), _, _ = x_episode
     Q = {(s1, a1): 0.25, (s1, (2, 2)): 0.75}      # 2,2 looks better, but 0,1 was played
-    SARSA_Trainer.update(Q, x_episode, X, GAMMA, ALPHA)
+    apply(SARSA_Trainer.update, Q, x_episode, X)
     assert Q[(s0, a0)] == 0.5 * (0 + 0.5 * 0.25)   # target r + gamma * Q(s1, 0,1)
 
 
 def test_sarsa_walks_a_whole_episode_in_order(x_episode):
     (s0, a0, _), (s1, a1, _), (s2, a2, _), _ = x_episode
     Q = {(s0, a0): 0.5, (s1, a1): 0.25, (s2, a2): 0.5, (s1, (2, 2)): 0.75}
-    SARSA_Trainer.update(Q, x_episode, X, GAMMA, ALPHA)
+    apply(SARSA_Trainer.update, Q, x_episode, X)
     assert Q[(s0, a0)] == 0.5 + 0.5 * (0.5 * 0.25 - 0.5)      # uses Q(s1, a1) before its update
     assert Q[(s1, a1)] == 0.25 + 0.5 * (0.5 * 0.5 - 0.25)      # uses Q(s2, a2) before its update
     assert Q[(s2, a2)] == 0.5 + 0.5 * (1 - 0.5)                # terminal: the reward alone
@@ -60,7 +67,7 @@ def test_sarsa_walks_a_whole_episode_in_order(x_episode):
 def test_q_learning_bootstraps_from_the_best_next_move(x_episode):
     (s0, a0, _), (s1, a1, _), (s2, a2, _), _ = x_episode
     Q = {(s1, a1): 0.25, (s1, (2, 2)): 0.75, (s2, a2): 0.5}
-    Q_Trainer.update(Q, x_episode, X, GAMMA, ALPHA)
+    apply(Q_Trainer.update, Q, x_episode, X)
     assert Q[(s0, a0)] == 0.5 * (0.5 * 0.75)                   # the max over s1, not Q(s1, a1)
     # s2's best move is a2 (0.5); the others are unseen and count as 0
     assert Q[(s1, a1)] == 0.25 + 0.5 * (0.5 * 0.5 - 0.25)
@@ -70,7 +77,7 @@ def test_q_learning_bootstraps_from_the_best_next_move(x_episode):
 def test_q_learning_counts_unseen_moves_as_zero_in_the_max(x_episode):
     (s0, a0, _), (s1, a1, _), _, _ = x_episode
     Q = {(s1, move): -0.5 for move in s1.legal_actions() if move != (2, 2)}
-    Q_Trainer.update(Q, x_episode[:2] + [(x_episode[-1][0],)], X, GAMMA, ALPHA)
+    apply(Q_Trainer.update, Q, x_episode[:2] + [(x_episode[-1][0],)], X)
     assert Q[(s0, a0)] == 0.0                                  # max is the unseen 2,2: 0
 
 
@@ -82,7 +89,7 @@ def test_q_learning_counts_unseen_moves_as_zero_in_the_max(x_episode):
 def test_a_terminal_step_moves_towards_the_learners_reward(update, reward, side, expected):
     state = parse_moves("0,0 1,1 0,1 2,2") if side == X else parse_moves("0,0 1,1 0,1")
     Q = {(state, (0, 2)): 0.25}
-    update(Q, [(state, (0, 2), reward), (State(),)], side, GAMMA, ALPHA)
+    apply(update, Q, [(state, (0, 2), reward), (State(),)], side)
     assert Q[(state, (0, 2))] == expected
 
 
@@ -94,7 +101,7 @@ def test_o_bootstraps_from_its_own_values_unnegated(update):
     final = parse_moves("1,1 0,0 2,2 0,2 1,0 0,1")
     assert final.end_of_game == O_WON
     Q = {(s1, (0, 2)): 0.5, (s2, (0, 1)): 0.5}
-    update(Q, [(s0, (0, 0), 0), (s1, (0, 2), 0), (s2, (0, 1), -1), (final,)], O, GAMMA, ALPHA)
+    apply(update, Q, [(s0, (0, 0), 0), (s1, (0, 2), 0), (s2, (0, 1), -1), (final,)], O)
     assert Q[(s0, (0, 0))] == 0.5 * (0.5 * 0.5)
     assert Q[(s1, (0, 2))] == 0.5 + 0.5 * (0.5 * 0.5 - 0.5)
     assert Q[(s2, (0, 1))] == 0.5 + 0.5 * (1 - 0.5)
@@ -116,7 +123,7 @@ def test_the_mc_trainer_still_computes_returns_backwards(restore_mc, monkeypatch
     G = gamma * G + reward."""
     monkeypatch.setattr(MC_Trainer, "Generate_episode", lambda player, epoch: list(x_episode))
     monkeypatch.setattr(MC_Trainer, "test", lambda num: (0, 0, 0))
-    for name, value in (("epochs", 1), ("gamma", GAMMA), ("alpha", ALPHA), ("PLAIN", True),
+    for name, value in (("epochs", 1), ("gamma", GAMMA), ("alpha", ALPHA),
                         ("player1", AI_Agent(X, MC_Trainer.env)),
                         ("PATH", str(tmp_path / "mc.pth"))):
         monkeypatch.setattr(MC_Trainer, name, value)
@@ -164,25 +171,23 @@ def test_self_play_learns_both_sides(tmp_path, capsys):
     x_wins, x_losses, _ = exact_results(make_agent(x_path, X))["random"]
     o_wins, o_losses, _ = exact_results(make_agent(o_path, O))["random"]
     assert x_wins > 0.9 and x_losses < 0.02
-    assert o_wins > 0.6 and o_losses < 0.05          # random O wins only 0.288 (SPEC)
+    assert o_wins > 0.6 and o_losses < 0.05          # random O wins only 0.288 (exact)
 
 
 def test_flags_given_win_over_the_presets():
-    defaults = Q_Trainer.DEFAULTS
-    lecture = {"lecture": ("", Q_Trainer.LECTURE)}
-    args = Trainer.parse_arguments("Q_Trainer.py", "", defaults, ["--lecture"], lecture)
+    parse = Q_Trainer.TRAINER.parse
+    args = parse(["--lecture"])
     assert (args.epochs, args.alpha, args.epsilon) == (50_000, 0.2, "geometric")
-    args = Trainer.parse_arguments("Q_Trainer.py", "", defaults, ["--lecture", "--alpha", "0.3"],
-                                   lecture)
+    args = parse(["--lecture", "--alpha", "0.3"])
     assert (args.epochs, args.alpha) == (50_000, 0.3)
-    args = Trainer.parse_arguments("Q_Trainer.py", "", defaults, ["--opponent", "self"], lecture)
+    args = parse(["--opponent", "self"])
     assert (args.epochs, args.alpha) == (200_000, 0.5)
-    args = Trainer.parse_arguments("Q_Trainer.py", "", defaults, ["--opponent", "random"], lecture)
+    args = parse(["--opponent", "random"])
     assert (args.epochs, args.alpha, args.epsilon) == (100_000, 0.1, "linear")
 
 
 def test_the_lectures_epsilon_is_multiplied_by_0_9999_after_every_game():
-    learner = Trainer.make_learner(X, TicTacToe(), 1, "geometric", 50_000)
+    learner = make_learner(X, TicTacToe(), 1, "geometric", 50_000)
     assert learner.epsilon_greedy(0) == 1.0
     assert learner.epsilon_greedy(1) == 0.9999
     assert learner.epsilon_greedy(3) == pytest.approx(0.9999 ** 3, rel=1e-15)
@@ -190,9 +195,9 @@ def test_the_lectures_epsilon_is_multiplied_by_0_9999_after_every_game():
 
 
 def test_table_paths_of_self_play_sit_side_by_side():
-    assert Trainer.table_paths("Data/t.pth", 1) == ["Data/t.pth"]
-    assert Trainer.table_paths("Data/t.pth", 2) == ["Data/t_X.pth", "Data/t_O.pth"]
-    assert Trainer.table_paths("Data/t_O.pth", 2) == ["Data/t_X.pth", "Data/t_O.pth"]
+    assert options.table_paths("Data/t.pth", 1) == ["Data/t.pth"]
+    assert options.table_paths("Data/t.pth", 2) == ["Data/t_X.pth", "Data/t_O.pth"]
+    assert options.table_paths("Data/t_O.pth", 2) == ["Data/t_X.pth", "Data/t_O.pth"]
 
 
 def test_self_play_resumes_both_tables(tmp_path, capsys):
@@ -218,7 +223,8 @@ def test_ctrl_c_saves_every_learner_and_says_so(tmp_path, capsys):
             os.kill(os.getpid(), signal.SIGINT)
         return final
 
-    assert Trainer.train_loop(learn, learners, str(tmp_path / "cut.pth"), 0, 100, "test") is False
+    run = Run(learners, learners[1], env, str(tmp_path / "cut.pth"), 100, GAMMA, ALPHA)
+    assert loop.train_loop(run, learn) is False
     out = capsys.readouterr().out
     assert "Interrupted: saved 5 of 100 episodes" in out and "--resume" in out
     for name, side in (("cut_X.pth", X), ("cut_O.pth", O)):
@@ -264,7 +270,7 @@ def test_the_figure_has_the_lectures_panels_with_the_recorded_data(tmp_path, cap
     assert "Saved the learning curves to" in capsys.readouterr().out
     # the figure object of a curve recorded from known results
     env = TicTacToe()
-    learner = Trainer.make_learner(X, env, 7, "linear", 2000)
+    learner = make_learner(X, env, 7, "linear", 2000)
     curve = Learning_Curve([learner], X, 0, 2000, "SARSA")
     results = finals()
     for epoch in range(2000):
@@ -355,4 +361,4 @@ def test_unbeatable_is_reported_for_a_perfect_table():
     agent.Q = {(s, safe_actions(s)[0]): 1.0 for s in all_states()
                if s.player == X and not s.end_of_game}
     assert is_unbeatable(agent)
-    assert "unbeatable" in Trainer.exact_report(agent)
+    assert "unbeatable" in exact_report(agent)

@@ -30,7 +30,7 @@ from training.curves import exact_results  # noqa: E402
 from tables.files import load_table  # noqa: E402
 from exact.solver import is_unbeatable  # noqa: E402
 from State import symbol  # noqa: E402
-from training.trainer import Defaults, table_paths  # noqa: E402
+from training.options import Defaults, table_paths  # noqa: E402
 
 TRAINERS = (("MC", "MC_Trainer.py"), ("SARSA", "SARSA_Trainer.py"), ("Q-learning", "Q_Trainer.py"))
 DEFAULT_EPOCHS = 100_000

@@ -115,30 +115,30 @@ steps backwards with the return G = gamma * G + reward and pull each player1.Q[(
         piece=5,
         function="Episode.learning_steps",
         english="""
-Cut a played game into the steps of the learner `side` (1 X, -1 O), the format Generate_episode
-returns: `moves` holds every move as (position before it, the move, X's reward). Return one
-(state, action, reward) per move of the learner, the reward summed over its move and the reply
-(a move before the learner's first belongs to no step), then (final,).
+Cut a played game into the steps of the learner `side` (1 X, -1 O): `moves` holds every move
+as (position before it, the move, X's reward). Return a list of one (state, action, reward) per
+move of the learner, the reward summed over its move and the reply (a move before the learner's
+first belongs to no step); Generate_episode adds (final,).
 """,
         hebrew="""
-חתכו משחק ששוחק לצעדים של הלומד `side` (1 ל-X, -1 ל-O), בפורמט ש-Generate_episode מחזיר:
-`moves` מכיל כל מהלך כ-(המצב שלפניו, המהלך, התגמול של X). החזירו (state, action, reward) לכל
-מהלך של הלומד, עם סכום התגמולים של המהלך ושל התשובה (מהלך שלפני המהלך הראשון של הלומד לא שייך
-לאף צעד), ואחריהם (final,).
+חתכו משחק ששוחק לצעדים של הלומד `side` (1 ל-X, -1 ל-O): `moves` מכיל כל מהלך כ-(המצב שלפניו,
+המהלך, התגמול של X). החזירו רשימה של (state, action, reward) לכל מהלך של הלומד, עם סכום התגמולים
+של המהלך ושל התשובה (מהלך שלפני הראשון של הלומד לא שייך לאף צעד); Generate_episode מוסיף (final,).
 """),
     "sarsa_update": Instructions(
         piece=5,
         function="SARSA_Trainer.update",
         english="""
-For every step of `episode` (steps, then (final,)), first to last, move Q[(state, action)] (a
-pair never seen is 0) a fraction alpha towards the target: the learner's reward (side times X's
-reward) plus, unless it is the last step, gamma times Q of the next step's (state, action).
-Change Q in place.
+For every one of `steps` (the learner's (state, action, reward) of a game that ended in `final`),
+first to last, move Q[(state, action)] (a pair never seen is 0) a fraction alpha towards the
+target: the learner's reward (side times X's reward) plus, unless it is the last step, gamma
+times Q of the next step's (state, action). Change Q in place.
 """,
         hebrew="""
-לכל צעד של `episode` (צעדים, ואחריהם (final,)), מהראשון לאחרון, קרבו את Q[(state, action)]
-(זוג שלא נראה שווה 0) בשיעור alpha אל המטרה: התגמול של הלומד (side כפול התגמול של X) ועוד, אם
-זה לא הצעד האחרון, gamma כפול Q של (state, action) של הצעד הבא. שנו את Q במקום.
+לכל אחד מ-`steps` (ה-(state, action, reward) של הלומד במשחק שנגמר ב-`final`), מהראשון לאחרון,
+קרבו את Q[(state, action)] (זוג שלא נראה שווה 0) בשיעור alpha אל המטרה: התגמול של הלומד (side
+כפול התגמול של X) ועוד, אם זה לא הצעד האחרון, gamma כפול Q של (state, action) של הצעד הבא. שנו
+את Q במקום.
 """),
     "q_update": Instructions(
         piece=5,
@@ -314,16 +314,16 @@ HINTS: dict[int, tuple[Hint, ...]] = {
     5: (
         Hint("Episode.learning_steps: walk `moves` once. A move of `side` opens a new step; the "
              "reward of the opponent's reply that follows is added to the open step's reward. "
-             "End the list with (final,).",
+             "The final position is not part of the list.",
              "Episode.learning_steps: עברו על `moves` פעם אחת. מהלך של `side` פותח צעד חדש; "
-             "התגמול של התשובה של היריב שאחריו מתווסף לתגמול של הצעד הפתוח. סיימו את הרשימה "
-             "ב-(final,)."),
-        Hint("SARSA_Trainer.update: pair each step with the item after it (zip(episode, "
-             "episode[1:])). If that item is a step (three values, not (final,)), its "
-             "(state, action) is the move the learner really played next.",
-             "SARSA_Trainer.update: צרפו לכל צעד את הפריט שאחריו (zip(episode, episode[1:])). "
-             "אם הפריט הזה הוא צעד (שלושה ערכים, לא (final,)), ה-(state, action) שלו הוא המהלך "
-             "שהלומד באמת שיחק אחר כך."),
+             "התגמול של התשובה של היריב שאחריו מתווסף לתגמול של הצעד הפתוח. המצב הסופי אינו חלק "
+             "מהרשימה."),
+        Hint("SARSA_Trainer.update: pair each step with the step after it (zip(steps, "
+             "steps[1:]), and the last step alone). The next step's (state, action) is the move "
+             "the learner really played next; the last step has no next move.",
+             "SARSA_Trainer.update: צרפו לכל צעד את הצעד שאחריו (zip(steps, steps[1:]), והצעד "
+             "האחרון לבד). ה-(state, action) של הצעד הבא הוא המהלך שהלומד באמת שיחק אחר כך; "
+             "לצעד האחרון אין מהלך הבא."),
         Hint("Q_Trainer.update: the same pairing; for the next value take the largest "
              "Q.get((next_state, move), 0.0) over next_state.legal_actions().",
              "Q_Trainer.update: אותו צירוף; לערך הבא קחו את ה-Q.get((next_state, move), 0.0) "

@@ -46,9 +46,10 @@ TEACHERS_ONLY = ("tools/make_exercise.py", "tests/test_exercise.py", "tests/test
                  "tools/grade.py", "tools/grading/", "tests/test_grade.py", "docs/GRADING.md",
                  "tests/test_course.py", "tests/course_scripts/", "book/", "tests/test_book.py",
                  "tools/bench_book.py", ".ci/")
-# Files that check.py needs but that show solutions: the self-check's answer key. The students'
-# version carries them compressed, out of plain sight while a student reads the checks.
-COMPRESSED = ("selfcheck/reference.py",)
+# Files the code needs but that show solutions: the self-check's answer key, the exploration
+# schedules (piece 1) and the Monte Carlo updates (piece 3). The students' version carries them
+# compressed, out of plain sight while a student reads the code.
+COMPRESSED = ("selfcheck/reference.py", "training/schedules.py", "training/monte_carlo.py")
 README = "README.md"
 CONFTEST = "tests/conftest.py"
 GITIGNORE = ".gitignore"
@@ -401,8 +402,8 @@ def compressed_module(text: str) -> str:
     base85: no quote or backslash to escape)."""
     data = base64.b85encode(zlib.compress(text.encode("utf-8"), 9)).decode("ascii")
     rows = [data[i:i + LINE_WIDTH - 8] for i in range(0, len(data), LINE_WIDTH - 8)]
-    return ('"""The self-check\'s answer key, compressed: it runs as if written out, but\n'
-            'reading the checks while you work does not show you the solutions."""\n\n'
+    return ('"""Compressed in the exercise: this module runs as if written out, but reading\n'
+            'the code while you work does not show you the solutions."""\n\n'
             "import base64 as _base64\nimport zlib as _zlib\n\n_SOURCE = (\n"
             + "".join(f'    "{row}"\n' for row in rows) + ")\n"
             "exec(compile(_zlib.decompress(_base64.b85decode(_SOURCE)).decode(\"utf-8\"), "

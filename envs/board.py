@@ -63,7 +63,8 @@ def position_of(seen: np.ndarray, side: int) -> State:
 
 
 def action_mask(position: State) -> np.ndarray:
-    """``1`` for each legal move of ``position`` (none once the game is over): a new ``int8`` array."""
+    """``1`` for each legal move of ``position`` (none once the game is over): a new ``int8``
+    array."""
     mask = np.zeros(CELLS, dtype=np.int8)
     for row, col in position.legal_actions():
         mask[row * SIZE + col] = 1

@@ -73,7 +73,8 @@ class TicTacToeEnv(gymnasium.Env):
     ## Information
 
     ``info["action_mask"]``: ``int8`` array of nine flags, ``1`` for each legal move (all ``0``
-    once the episode is over). ``info["illegal_action"]``: present and ``True`` after an illegal move.
+    once the episode is over). ``info["illegal_action"]``: present and ``True`` after an illegal
+    move.
 
     ## Arguments
 
@@ -102,7 +103,8 @@ class TicTacToeEnv(gymnasium.Env):
     def __init__(self, opponent: str = "random", side: str = "X", illegal: str = "lose",
                  render_mode: str | None = None) -> None:
         if illegal not in ILLEGAL_CHOICES:
-            raise ValueError(f"illegal must be one of {', '.join(ILLEGAL_CHOICES)}, got {illegal!r}")
+            raise ValueError(f"illegal must be one of {', '.join(ILLEGAL_CHOICES)}, "
+                             f"got {illegal!r}")
         render.check_mode(render_mode)
         self.side = board.side_number(side)
         self.opponent_spec = opponent
@@ -187,7 +189,8 @@ class TicTacToeEnv(gymnasium.Env):
         moves = list(probs)
         if len(moves) == 1:
             return moves[0]
-        pick = self.np_random.choice(len(moves), p=np.array(list(probs.values())) / sum(probs.values()))
+        weights = np.array(list(probs.values()))
+        pick = self.np_random.choice(len(moves), p=weights / weights.sum())
         return moves[int(pick)]
 
     def _reseed_opponent(self) -> None:

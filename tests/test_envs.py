@@ -1,4 +1,4 @@
-"""The game in Gymnasium and PettingZoo: the checkers of both pass, and the games are the repo's."""
+"""The game in Gymnasium and PettingZoo: both checkers pass, and the games are the repo's."""
 
 import subprocess
 import sys
@@ -63,7 +63,8 @@ def play_first_legal(env, seed=None):
     cell; its final reward."""
     observation, info = env.reset(seed=seed)
     while True:
-        observation, reward, terminated, truncated, info = env.step(int(np.argmax(info["action_mask"])))
+        action = int(np.argmax(info["action_mask"]))
+        observation, reward, terminated, truncated, info = env.step(action)
         assert not truncated
         if terminated:
             return reward
@@ -189,7 +190,8 @@ def test_pettingzoo_game_is_the_repos(aec):
         mover = game.agent_selection
         seen = game.observe(mover)
         other = game.observe("player_2" if mover == "player_1" else "player_1")
-        assert (seen["observation"] == -other["observation"]).all() and other["action_mask"].sum() == 0
+        assert (seen["observation"] == -other["observation"]).all()
+        assert other["action_mask"].sum() == 0
         assert seen["action_mask"][cell] == 1
         game.step(cell)
     game.step(2)   # X completes the top row

@@ -76,7 +76,8 @@ def test_it_shows_q_values_on_boards(executed):
 def test_it_prints_exact_results(executed):
     notebook, _ = executed
     text = printed(cell_printing(notebook, "worst case: "))
-    rates = re.findall(r"against (\w+)\s+win\s+([\d.]+)%\s+loss\s+([\d.]+)%\s+draw\s+([\d.]+)%", text)
+    number = r"\s+([\d.]+)%\s+"
+    rates = re.findall(rf"against (\w+)\s+win{number}loss{number}draw{number}", text)
     assert [name for name, *_ in rates] == ["random", "advanced"]
     for _, win, loss, draw in rates:
         assert abs(float(win) + float(loss) + float(draw) - 100) < 1e-3 and float(loss) == 0

@@ -10,6 +10,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "monte_carlo.ipynb"
 BUDGET_SECONDS = 180
+# The notebook trains with the solved MC_Trainer (--plot); the students' version runs their own
+# main, which refuses it, so there these tests skip.
+solved_only = pytest.mark.solved_only
 EXTRAS = "the notebook extras are not installed (pip install -r requirements-extra.txt)"
 
 
@@ -47,6 +50,7 @@ def cell_printing(notebook, pattern: str):
     raise AssertionError(f"no cell printed {pattern!r}")
 
 
+@solved_only
 def test_it_runs_within_the_budget(executed):
     notebook, seconds = executed
     assert seconds < BUDGET_SECONDS
@@ -54,6 +58,7 @@ def test_it_runs_within_the_budget(executed):
                 for output in cell.outputs if output.output_type == "error"]
 
 
+@solved_only
 def test_it_trains_and_draws_the_learning_curves(executed):
     notebook, _ = executed
     assert "Saved the learning curves to Data/my_nb_MC_X.png" in printed(
@@ -63,6 +68,7 @@ def test_it_trains_and_draws_the_learning_curves(executed):
     assert len(images) == 1
 
 
+@solved_only
 def test_it_shows_q_values_on_boards(executed):
     notebook, _ = executed
     text = printed(cell_printing(notebook, "Q-values of X's table"))
@@ -73,6 +79,7 @@ def test_it_shows_q_values_on_boards(executed):
     assert text.rstrip().splitlines()[-1].lstrip().startswith("[+")
 
 
+@solved_only
 def test_it_prints_exact_results(executed):
     notebook, _ = executed
     text = printed(cell_printing(notebook, "worst case: "))
@@ -85,6 +92,7 @@ def test_it_prints_exact_results(executed):
     assert "worst case: at worst a draw: unbeatable" in text
 
 
+@solved_only
 def test_it_shows_the_losing_line_of_a_weak_table(executed):
     notebook, _ = executed
     text = printed(cell_printing(notebook, "worst case -1: the losing line"))
@@ -94,6 +102,7 @@ def test_it_shows_the_losing_line_of_a_weak_table(executed):
     assert f"X to move after {len(moves) - 2} moves; Q-values of X's table" in text
 
 
+@solved_only
 def test_it_puts_the_dqn_next_to_the_table(executed):
     notebook, _ = executed
     text = printed(cell_printing(notebook, "DQN_Trainer.py|network \\(DQN\\)"))

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from tables import files as Q_Table
+from tables import course_files, files as Q_Table
 import State as state_module
 from AI_Agent import AI_Agent
 from players.specs import make_agent
@@ -132,7 +132,7 @@ def test_a_command_hidden_inside_a_table_is_refused(tmp_path, place):
     # GLOBAL numpy.dtype, then BUILD {"evil": 1}: try to set an attribute on an allowlisted name.
     b"\x80\x02cnumpy\ndtype\n}X\x04\x00\x00\x00evilK\x01sb.",
     # BUILD on the State class itself: try to replace a method of the reader's stand-in.
-    b"\x80\x02cState\nState\n}X\x08\x00\x00\x00to_stateK\x01sb.",
+    b"\x80\x02cState\nState\n}X\x05\x00\x00\x00boardK\x01sb.",
     # The same through the "slot state" half of BUILD.
     b"\x80\x02cState\nState\nN}X\x08\x00\x00\x00to_stateK\x01s\x86b.",
     # Call numpy.ndarray directly (a huge allocation from a few bytes).
@@ -149,7 +149,8 @@ def test_crafted_pickles_cannot_alter_or_misuse_the_allowlisted_names(tmp_path, 
     with pytest.raises(TableError) as caught:
         load_table(path)
     assert_clear_error(caught.value, path)
-    assert callable(load_table.__globals__["_StoredState"].to_state)
+    assert vars(course_files.StoredState).get("to_state") is None   # nothing was set on it
+    assert course_files.StoredState.board is None
     assert not hasattr(np.dtype, "evil")
 
 
@@ -246,7 +247,7 @@ def test_numpy_pickle_hooks_never_see_the_file(tmp_path, monkeypatch):
 
 
 def test_the_course_fixtures_still_load_with_the_reference_numbers(fixture_path):
-    """SPEC sections 6 and 7: the values (not just the keys) come through exactly."""
+    """The exact reference numbers and the course's fixtures: the values (not just the keys) come through exactly."""
     x_agent = AI_Agent(X, Q_table_PATH=fixture_path("Q_MC_X_vs_advanced.pth"), train=False)
     o_agent = AI_Agent(O, Q_table_PATH=fixture_path("Q_MC_O_vs_random.pth"), train=False)
     assert (len(x_agent.Q), len(o_agent.Q)) == (7966, 7534)
@@ -282,12 +283,13 @@ def bad_file(tmp_path, kind: str):
         "python source": (lambda: path.write_text("import os\nos.system('echo hi')\n"),
                           "not a readable"),
         "zip without a table": (lambda: _write_zip(path), "not a readable"),
-        "tensor": (lambda: torch.save(torch.zeros(3, 3), path), "holds a Tensor"),
+        "tensor": (lambda: torch.save(torch.zeros(3, 3), path), "holds torch tensors"),
         "tensor value": (lambda: torch.save({(EMPTY, (1, 1)): torch.tensor(0.5)}, path),
-                         "not a number"),
+                         "holds torch tensors"),
+        "tensor side": (lambda: _write_payload(path, side=torch.tensor(1)), "holds torch tensors"),
         "list": (lambda: torch.save([1, 2, 3], path), "holds a list"),
         "number": (lambda: torch.save(0.5, path), "holds a float"),
-        "dict of junk": (lambda: torch.save({"a": 1, "b": [2]}, path), "not a Tic-Tac-Toe"),
+        "dict of junk": (lambda: torch.save({"a": 1, "b": (2,)}, path), "not a Tic-Tac-Toe"),
         "Nim table": (lambda: torch.save({((1, 3, 5, 7), (0, 1)): 0.5}, path), "not a Tic-Tac-Toe"),
         "Connect Four board": (lambda: _write_course_board(path, np.zeros((6, 7))),
                                "not a Tic-Tac-Toe position"),
@@ -313,10 +315,12 @@ def bad_file(tmp_path, kind: str):
         "side disagrees": (lambda: _write_payload(path, side=O), "says it plays O"),
         "bad side": (lambda: _write_payload(path, side=2), "damaged"),
         "future version": (lambda: _write_payload(path, version=99), "version 99"),
-        "meta not a dict": (lambda: _write_payload(path, meta=[1]), "damaged"),
+        "meta not a dict": (lambda: _write_payload(path, meta=(1,)), "damaged"),
+        "list in the meta": (lambda: _write_payload(path, meta={"history": [1, 2]}),
+                             "holds a list"),
         "bad episode count": (lambda: _write_payload(path, meta={"episodes_done": -4}),
                               "episodes_done"),
-        "nested meta": (lambda: _write_payload(path, meta={"history": [1, 2]}), "meta entry"),
+        "nested meta": (lambda: _write_payload(path, meta={"history": (1, 2)}), "meta entry"),
     }
     write, words = writes[kind]
     write()
@@ -324,12 +328,14 @@ def bad_file(tmp_path, kind: str):
 
 
 BAD_KINDS = ("truncated", "one byte short", "empty", "random bytes", "zero bytes", "text file",
-             "python source", "zip without a table", "tensor", "tensor value", "list", "number",
+             "python source", "zip without a table", "tensor", "tensor value", "tensor side",
+             "list", "number",
              "dict of junk", "Nim table", "Connect Four board", "board value 2", "empty dict",
              "nan value", "inf value", "-inf value", "huge int value", "text value", "bool value",
              "off-board action", "float action", "occupied cell", "finished game",
              "impossible position", "wrong side to move", "mixed sides", "side disagrees",
-             "bad side", "future version", "meta not a dict", "bad episode count", "nested meta")
+             "bad side", "future version", "meta not a dict", "list in the meta",
+             "bad episode count", "nested meta")
 
 
 def _write_zip(path) -> None:
@@ -454,18 +460,34 @@ def test_a_table_that_could_not_be_loaded_back_is_not_saved(tmp_path, table, sid
     assert files_in(tmp_path) == ["table.pth"]
 
 
-def failing_torch_save(written_fraction: float, error: BaseException):
-    """A ``torch.save`` that writes part of the data and then fails (a crash or a full disk)."""
-    real_save = torch.save
+class FailingStream:
+    """A file that takes ``limit`` bytes and then fails on the next write with ``error``, as a
+    file on a full disk does (the bytes before the failure really are written)."""
 
-    def save(payload, stream, *args, **kwargs):
-        import io
-        buffer = io.BytesIO()
-        real_save(payload, buffer, *args, **kwargs)
-        data = buffer.getvalue()
-        stream.write(data[:int(len(data) * written_fraction)])
-        raise error
-    return save
+    def __init__(self, stream, limit: int, error: BaseException) -> None:
+        self.stream, self.limit, self.error = stream, limit, error
+
+    def write(self, data) -> int:
+        room = max(0, self.limit - self.stream.tell())
+        self.stream.write(bytes(data[:room]))
+        if room < len(data):
+            raise self.error
+        return len(data)
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stream.close()
+
+
+def failing_writes(limit: int, error: BaseException):
+    """An ``os.fdopen`` whose files fail after ``limit`` bytes."""
+    real_fdopen = os.fdopen
+    return lambda *args, **kwargs: FailingStream(real_fdopen(*args, **kwargs), limit, error)
 
 
 def raising(error: BaseException):
@@ -476,9 +498,8 @@ def raising(error: BaseException):
 
 FAILURES = {
     "disk full mid-write": lambda mp: mp.setattr(
-        torch, "save", failing_torch_save(0.5, OSError(errno.ENOSPC, "No space left on device"))),
-    "crash mid-write": lambda mp: mp.setattr(
-        torch, "save", failing_torch_save(0.3, KeyboardInterrupt())),
+        os, "fdopen", failing_writes(600, OSError(errno.ENOSPC, "No space left on device"))),
+    "crash mid-write": lambda mp: mp.setattr(os, "fdopen", failing_writes(300, KeyboardInterrupt())),
     "fsync fails": lambda mp: mp.setattr(os, "fsync", raising(OSError(errno.EIO, "I/O error"))),
     "replace fails": lambda mp: mp.setattr(os, "replace", raising(OSError(errno.EXDEV, "cross"))),
     "Ctrl-C before replace": lambda mp: mp.setattr(os, "replace", raising(KeyboardInterrupt())),
@@ -516,8 +537,9 @@ def test_saving_replaces_the_old_table_and_creates_folders(tmp_path):
     assert files_in(tmp_path) == ["a", "table.pth"]
 
 
-def test_check_writable_reports_bad_destinations_before_any_work(tmp_path):
-    check_writable(tmp_path / "new" / "t.pth")
+def test_check_writable_reports_bad_destinations_before_any_work(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    check_writable("new/t.pth")            # a missing folder under the current one is created
     assert files_in(tmp_path / "new") == []
     (tmp_path / "folder.pth").mkdir()
     a_file = tmp_path / "file.txt"

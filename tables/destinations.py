@@ -1,0 +1,128 @@
+"""Where a table may be written: the checks made before any training, temporary files, fallbacks.
+
+Each check returns the problem in a few words (``None`` when all is well); ``tables.files`` turns
+it into a one-line ``TableError`` naming the path and what to do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import stat
+import tempfile
+import time
+
+from State import symbol
+
+SUFFIX = ".pth"
+MAX_NAME_BYTES = 255            # the longest file name the usual file systems allow
+# The repository: missing folders are created under it (Data/, a run's own folder) or under the
+# current folder, never elsewhere, so that a mistyped absolute path is reported, not created.
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# A temporary file is ".tmp-<process id>-<random>.pth"; one whose process is gone (a killed save)
+# or older than an hour is removed by the next save in its folder. (Earlier saves had no process
+# id in the name.)
+_TEMPORARY = re.compile(r"\.tmp-(?:(\d+)-)?[0-9a-f]{12}\.pth\Z")
+_ORPHAN_SECONDS = 3600
+
+
+def target_problem(path: str) -> str | None:
+    """What keeps a table from being written at ``path`` at all: a name that can only be a
+    folder, a name too long for a file system, or an existing thing that is not a regular file
+    (a device, a pipe, a socket), which is never replaced."""
+    if not path:
+        return "no file name given; give the path of a .pth file to save the table to"
+    if path.endswith(("/", os.sep)):
+        return "ends with a slash, so it names a folder; add a file name, e.g. " \
+               f"{os.path.join(path, 'Q' + SUFFIX)}"
+    if os.path.isdir(path):
+        return "is a folder; give the path of a .pth file to save the table to"
+    for part in path.split(os.sep):
+        if len(os.fsencode(part)) > MAX_NAME_BYTES:
+            return f"a name in it is {len(os.fsencode(part)):,} bytes long, more than the " \
+                   f"{MAX_NAME_BYTES} a file system allows; choose a shorter name"
+    with contextlib.suppress(OSError):
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return "exists and is not a regular file (a device, a pipe or a socket?); a table " \
+                   "is never written over one: choose another path"
+    return None
+
+
+def destination_problem(path: str, is_table, force: bool) -> str | None:
+    """Everything ``target_problem`` checks, and: the name ends in ``.pth``; an existing file is
+    a table (``is_table(path)``) unless ``force``; the folder exists, or is created here when it
+    lies under the repository or the current folder; a file can be created in it."""
+    problem = target_problem(path)
+    if problem:
+        return problem
+    if not path.endswith(SUFFIX):
+        return f"a table file's name must end in {SUFFIX} (so that no other file is " \
+               f"overwritten by mistake); choose a name like {os.path.splitext(path)[0]}{SUFFIX}"
+    if os.path.isfile(path) and not force and not is_table(path):
+        return "exists and is not a Q-table file; choose another path, or force it (--force) " \
+               "to replace that file"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) and not any(_inside(folder, root)
+                                             for root in (REPOSITORY, os.getcwd())):
+        return f"the folder {folder} does not exist; create it first (mkdir -p {folder}) or " \
+               "choose another path"
+    try:
+        os.makedirs(folder, exist_ok=True)
+        probe = temporary_path(folder)
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        os.remove(probe)
+    except OSError as error:
+        return f"cannot save here ({error.strerror or error}); choose another path"
+    return None
+
+
+def _inside(folder: str, root: str) -> bool:
+    try:
+        return os.path.commonpath([folder, os.path.abspath(root)]) == os.path.abspath(root)
+    except ValueError:    # another drive (Windows)
+        return False
+
+
+def temporary_path(folder: str) -> str:
+    """A fresh name for a temporary file in ``folder`` (it starts with a dot: hidden)."""
+    return os.path.join(folder, f".tmp-{os.getpid()}-{secrets.token_hex(6)}{SUFFIX}")
+
+
+def remove_orphans(folder: str) -> list[str]:
+    """Remove the temporary files that saves killed mid-write left in ``folder`` (only names of
+    ours, and only those whose process is gone or that are older than an hour); return them."""
+    removed = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            found = _TEMPORARY.match(entry.name)
+            if found and entry.is_file(follow_symlinks=False) and _orphaned(entry, found[1]):
+                with contextlib.suppress(OSError):
+                    os.remove(entry.path)
+                    removed.append(entry.path)
+    return removed
+
+
+def _orphaned(entry: os.DirEntry, pid: str | None) -> bool:
+    if time.time() - entry.stat(follow_symlinks=False).st_mtime > _ORPHAN_SECONDS:
+        return True
+    if pid is None or os.name != "posix":   # no process id to ask about (or no way to ask)
+        return False
+    if int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)     # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError):   # another user's process, or no such number
+        return False
+    return False
+
+
+def fallback_paths(path: str, side: int) -> list[str]:
+    """Where to keep a table that could not be saved at ``path``: beside it, else in the
+    temporary folder; short names that say which side, and never an existing file's."""
+    name = f"unsaved_Q_{symbol(side)}_{secrets.token_hex(3)}{SUFFIX}"
+    folders = [os.path.dirname(os.path.abspath(path)), tempfile.gettempdir()]
+    return [os.path.join(folder, name) for folder in dict.fromkeys(folders)]

@@ -1,0 +1,119 @@
+"""The checks a table file passes before a single object is rebuilt from it.
+
+A table file is a torch.save zip archive holding ``<archive>/data.pkl`` (or, from old torch
+versions, the legacy layout: a few fixed pickles around the data's). The archive's declared sizes
+-- number of members, uncompressed sizes, compression ratio -- are read from its central directory
+before anything is inflated, and the pickle is then walked by ``tables.opcodes.scan``; both in
+time and memory proportional to the file's size.
+
+``table_pickle(data)`` returns the pickle to rebuild, or raises ``Unreadable`` (not a table file
+at all, or a damaged one), ``Refused`` (it names something to import or call that no table needs)
+or ``Unlike`` (a value no table holds, or more of something than any table has).
+"""
+
+from __future__ import annotations
+
+import _compat_pickle
+import io
+import pickle
+import struct
+import zipfile
+
+from tables.opcodes import Unlike, Unreadable, scan
+
+# A complete table in the course's bulky format is about 5 MB; a file far larger is not a table.
+MAX_FILE_BYTES = 16 * 2**20
+MAX_MEMBERS = 16                # a torch.save archive of plain data has six
+MAX_RATIO = 100                 # torch.save stores members uncompressed (ratio 1)
+
+# What a torch legacy (non-zip) file holds around its data: these pickles, exactly.
+_LEGACY_MAGIC = pickle.dumps(0x1950A86A20F9469CFC6C, protocol=2)
+_LEGACY_PROTOCOL = pickle.dumps(1001, protocol=2)
+_LEGACY_NO_STORAGES = pickle.dumps([], protocol=2)
+
+_ZIP_SIGNATURE = b"PK\x03\x04"
+_END_OF_DIRECTORY = b"PK\x05\x06"
+
+
+def table_pickle(data: bytes) -> bytes:
+    """The checked pickle of the table a torch.save file (zip or legacy) holds."""
+    if data.startswith(_ZIP_SIGNATURE):
+        pickled = archive_pickle(data)
+        scan(pickled)
+        return pickled
+    stream = io.BytesIO(data)
+    first = _next_pickle(stream)    # a bare pickle still gets its names read, to say what it asks
+    if first != _LEGACY_MAGIC:
+        raise Unreadable("not a zip archive as torch.save writes, nor its legacy format")
+    parts = [_next_pickle(stream) for _ in range(4)]
+    if parts[0] != _LEGACY_PROTOCOL or parts[3] != _LEGACY_NO_STORAGES:
+        raise Unreadable("a legacy torch file with tensors or an unknown layout")
+    return parts[2]
+
+
+def _next_pickle(stream: io.BytesIO) -> bytes:
+    start = stream.tell()
+    if start == len(stream.getbuffer()):
+        raise Unreadable("the file ends early (cut short?)")
+    scan(stream)
+    return bytes(stream.getbuffer()[start:stream.tell()])
+
+
+# --- the zip archive ----------------------------------------------------------------------------
+
+def archive_pickle(data: bytes) -> bytes:
+    """``<archive>/data.pkl`` from a torch.save zip, its sizes checked before it is inflated."""
+    _check_member_count(data)
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        members = archive.infolist()
+        if not members or "/" not in members[0].filename:
+            raise Unreadable("a zip archive that torch.save did not write (no data.pkl)")
+        name = members[0].filename.split("/", 1)[0] + "/data.pkl"
+        for member in members:
+            _check_member(member)
+        with archive.open(name) as stream:
+            pickled = stream.read(MAX_FILE_BYTES + 1)
+    except KeyError:
+        raise Unreadable("a zip archive without data.pkl, not a torch.save file") from None
+    except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, NotImplementedError, ValueError,
+            struct.error) as error:
+        if isinstance(error, (Unreadable, Unlike)):
+            raise
+        raise Unreadable("an incomplete zip archive") from None
+    if len(pickled) > MAX_FILE_BYTES:    # more than its declared size said
+        raise Unlike(f"a data.pkl of more than {MAX_FILE_BYTES:,} bytes")
+    return pickled
+
+
+def _check_member_count(data: bytes) -> None:
+    """Refuse an archive whose directory lists more members than a table file has, before the
+    zipfile module builds an object for each."""
+    end = data.rfind(_END_OF_DIRECTORY, max(0, len(data) - 22 - 0xFFFF))
+    if end < 0 or end + 22 > len(data):
+        raise Unreadable("an incomplete zip archive")
+    count, directory_bytes = struct.unpack_from("<10xHI", data, end)
+    if count == 0xFFFF and end >= 20:       # the real count is in the zip64 record
+        (record,) = struct.unpack_from("<8xQ", data, end - 20)
+        if record + 40 <= len(data):
+            (count,) = struct.unpack_from("<Q", data, record + 32)
+    if count > MAX_MEMBERS or directory_bytes > MAX_MEMBERS * 1024:
+        raise Unlike(f"a zip archive of {count:,} members (a table file has six)")
+
+
+def _check_member(member: zipfile.ZipInfo) -> None:
+    if member.file_size > MAX_FILE_BYTES:
+        raise Unlike(f"a zip member of {member.file_size:,} bytes (at most {MAX_FILE_BYTES:,})")
+    if member.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise Unreadable("a zip archive compressed in a way torch.save never uses")
+    if member.file_size > MAX_RATIO * max(member.compress_size, 1):
+        raise Unlike(f"a zip member compressed {member.file_size // max(member.compress_size, 1):,}"
+                     " times (a zip bomb?)")
+
+
+def python3_name(dotted: str) -> str:
+    """A global's name as Python 3 knows it (protocol-2 pickles may use Python 2's names, e.g.
+    ``commands.call`` for ``subprocess.call``)."""
+    module, _, name = dotted.rpartition(".")
+    module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
+    return f"{_compat_pickle.IMPORT_MAPPING.get(module, module)}.{name}"

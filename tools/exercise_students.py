@@ -1,0 +1,176 @@
+"""The files the students' version writes for itself (README, conftest hook, .gitignore, Makefile,
+Classroom autograding) and the compressed form of the files that show solutions."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import zlib
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tools.exercise_pieces import HINTS_FILE, PIECES, SELF_CHECK
+from tools.exercise_templates import STUDENTS_CONFTEST, STUDENTS_README, WORKFLOW_TEMPLATE
+
+if TYPE_CHECKING:
+    from tools.make_exercise import Stub
+
+LINE_WIDTH = 99
+README = "README.md"
+CONFTEST = "tests/conftest.py"
+GITIGNORE = ".gitignore"
+AUTOGRADING = ".github/classroom/autograding.json"
+WORKFLOW = ".github/workflows/classroom.yml"
+# Files the students' version writes itself instead of copying the teachers' ones.
+MAKEFILE = "Makefile"
+STUDENTS_OWN = (README, GITIGNORE, AUTOGRADING, WORKFLOW, MAKEFILE)
+# Make targets that need the solved trainers or the generator, so not the students'.
+TEACHERS_TARGETS = ("exercise", "data", "compare", "curves", "bench")
+# What the teachers' .gitignore lists that means nothing in the students' repository.
+TEACHERS_IGNORES = ("/exercise/",)
+# Sections of the teachers' README that hold for the students' version word for word.
+BORROWED_SECTIONS = ("## The game and its conventions", "## Agent specs")
+HEADING = re.compile(r"^(#+) ")
+# Classroom's limit for one piece's check, in minutes (a piece takes seconds; this is for a loop
+# that never ends).
+PIECE_MINUTES = 10
+# Names the course's chapter uses at module level; they stay even when only a solution used them.
+
+
+def students_readme(teachers: str | None, stubs: list[Stub], torch: str = "torch") -> str:
+    """The students' README: what they write (the pieces as this run made them), how to check,
+    train, measure and play, then the teachers' README's sections on the game's conventions and
+    the agent specs (when it has them), which hold for both versions. ``torch`` is the torch
+    requirement its set-up installs first (``torch_pin``)."""
+    text = (STUDENTS_README.replace("{PIECES}", pieces_table(stubs))
+            .replace("{POINTS}", points_summary()).replace("{HINTS_FILE}", HINTS_FILE)
+            .replace("{TORCH}", torch))
+    borrowed = [readme_section(teachers or "", heading) for heading in BORROWED_SECTIONS]
+    return "\n\n".join([text.strip("\n"), *[part for part in borrowed if part]]) + "\n"
+
+
+def readme_section(text: str, heading: str) -> str:
+    """The section of ``text`` that starts at the line ``heading``, up to the next heading of
+    the same or a higher level; "" when there is none."""
+    lines = text.splitlines()
+    if heading not in lines:
+        return ""
+    start = lines.index(heading)
+    level = len(HEADING.match(heading)[1])
+    stop = next((i for i in range(start + 1, len(lines))
+                 if HEADING.match(lines[i]) and len(HEADING.match(lines[i])[1]) <= level),
+                len(lines))
+    return "\n".join(lines[start:stop]).strip("\n")
+
+
+def pieces_table(stubs: list[Stub]) -> str:
+    """One row per piece: whether it counts, its points, and the functions and files it has."""
+    rows = ["| piece | counts | you write | in |", "| --- | --- | --- | --- |"]
+    for piece in PIECES:
+        made = [stub for stub in stubs if stub.instructions.piece == piece.number]
+        functions = ", ".join(dict.fromkeys(f"`{s.instructions.function}`" for s in made))
+        files = ", ".join(dict.fromkeys(f"`{s.path}`" for s in made))
+        if not made:          # a piece written into the functions of other pieces (4)
+            functions = piece.title.removeprefix("bonus: ")
+            files = "the same functions"
+        counts = "required" if piece.required else "bonus"
+        rows.append(f"| {piece.number} | {counts}, {piece.points} points | {functions} | "
+                    f"{files} |")
+    return "\n".join(rows)
+
+
+def points_summary() -> str:
+    """The pieces' Classroom points in words, required and bonus apart."""
+    required = sum(piece.points for piece in PIECES if piece.required)
+    bonus = sum(piece.points for piece in PIECES if not piece.required)
+    return f"{required} points for the required pieces and {bonus} bonus points"
+
+
+def students_conftest(text: str) -> str:
+    """tests/conftest.py with the exercise's hooks added at the end."""
+    return text.rstrip("\n") + "\n\n\n" + STUDENTS_CONFTEST.lstrip("\n")
+
+
+def students_gitignore(text: str | None) -> str:
+    """The teachers' .gitignore without what only the teachers have, and with the hint file."""
+    kept = [line for line in (text or "").splitlines()
+            if line.strip() not in (*TEACHERS_IGNORES, HINTS_FILE)]
+    kept += ["# which hints python check.py --hint has shown you", HINTS_FILE]
+    return "\n".join(kept) + "\n"
+
+
+def autograding() -> str:
+    """GitHub Classroom's autograding tests: one per piece, ``python check.py --piece N``, which
+    exits 0 when that piece passes; the points are the pieces' own."""
+    tests = [{"name": f"Piece {piece.number}: {piece.title}", "setup": "",
+              "run": f"{SELF_CHECK} --piece {piece.number}", "input": "", "output": "",
+              "comparison": "included", "timeout": PIECE_MINUTES, "points": piece.points}
+             for piece in PIECES]
+    return json.dumps({"tests": tests}, indent=2, ensure_ascii=False) + "\n"
+
+
+def workflow(torch: str) -> str:
+    """The Classroom workflow: Python 3.11, the CPU build of ``torch`` (the pinned requirement),
+    the rest of requirements.txt, then Classroom's autograding action (which runs
+    autograding.json)."""
+    return WORKFLOW_TEMPLATE.replace("{TORCH}", torch)
+
+
+def torch_pin(requirements: str | None) -> str:
+    """The torch line of requirements.txt (``torch==2.13.0``): the CPU build installed first must
+    be the version that the rest of the requirements then find already there."""
+    lines = (requirements or "").splitlines()
+    return next((line.replace(" ", "") for line in lines if re.match(r"\s*torch\s*[=<>~]", line)),
+                "torch")
+
+
+def write_students_files(root: Path, target: Path, stubs: list[Stub]) -> None:
+    """The files the students' version has in place of, or besides, the teachers' ones."""
+    def read(name: str) -> str | None:
+        path = root / name
+        return path.read_text(encoding="utf-8") if path.is_file() else None
+
+    torch = torch_pin(read("requirements.txt"))
+    made = {README: students_readme(read(README), stubs, torch),
+            GITIGNORE: students_gitignore(read(GITIGNORE)),
+            MAKEFILE: students_makefile(read(MAKEFILE)),
+            AUTOGRADING: autograding(),
+            WORKFLOW: workflow(torch)}
+    for name, text in made.items():
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        (target / name).write_text(text, encoding="utf-8")
+
+
+def students_makefile(text: str) -> str:
+    """The teachers' Makefile without the targets that need the solved code or the generator
+    (each with the comment lines above it)."""
+    kept: list[str] = []
+    skipping = False
+    for line in text.splitlines():
+        target = line.split(":")[0] if line and not line[0].isspace() and ":" in line else None
+        if line.startswith(".PHONY:"):
+            line = " ".join(word for word in line.split() if word not in TEACHERS_TARGETS)
+        elif target is not None:
+            skipping = target in TEACHERS_TARGETS
+            if skipping:
+                while kept and kept[-1].startswith("#"):
+                    kept.pop()
+        elif not line.strip():
+            skipping = False
+        if not skipping and (line.strip() or (kept and kept[-1].strip())):
+            kept.append(line)
+    return "\n".join(kept).rstrip() + "\n"
+
+
+def compressed_module(text: str) -> str:
+    """A module that, imported, runs the module ``text``, which it holds compressed (zlib, then
+    base85: no quote or backslash to escape)."""
+    data = base64.b85encode(zlib.compress(text.encode("utf-8"), 9)).decode("ascii")
+    rows = [data[i:i + LINE_WIDTH - 8] for i in range(0, len(data), LINE_WIDTH - 8)]
+    return ('"""Compressed in the exercise: this module runs as if written out, but reading\n'
+            'the code while you work does not show you the solutions."""\n\n'
+            "import base64 as _base64\nimport zlib as _zlib\n\n_SOURCE = (\n"
+            + "".join(f'    "{row}"\n' for row in rows) + ")\n"
+            "exec(compile(_zlib.decompress(_base64.b85decode(_SOURCE)).decode(\"utf-8\"), "
+            "__file__, \"exec\"))\n")

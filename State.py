@@ -91,6 +91,18 @@ class State:
             raise ValueError(f"player must be 1 (X) or -1 (O), got {player!r}")
         return _intern(_cells_from(board), int(player))
 
+    @classmethod
+    def from_valid_cells(cls, cells: tuple[int, ...], player: int) -> "State":
+        """The shared ``State`` of ``cells`` and ``player``, made without any check.
+
+        For code that derives the cells from a position it already has (its successors, its
+        rotations and mirror images): ``cells`` must be a tuple of nine ints in {1, -1, 0} and
+        ``player`` the int 1 or -1. Anything else -- a user's board, a file -- goes through
+        ``State(board, player)``, which checks and raises ``ValueError``. The result is the same
+        object either way.
+        """
+        return _intern(cells, player)
+
     def _fill(self, cells: tuple[int, ...], player: int) -> None:
         setter = object.__setattr__
         setter(self, "cells", cells)

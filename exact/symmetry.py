@@ -40,6 +40,12 @@ def _all_transforms() -> tuple[tuple[int, ...], ...]:
 
 TRANSFORMS = _all_transforms()  # TRANSFORMS[0] is the identity
 
+# Position i of SOURCES[k] says which cell of the original lands on cell i under TRANSFORMS[k]
+# (the inverse permutation), so an image's cells are read off in one pass.
+SOURCES = tuple(tuple(transform.index(cell) for cell in range(SIZE * SIZE))
+                for transform in TRANSFORMS)
+
+_STATE_IMAGES: dict[State, tuple[State, ...]] = {}
 _IMAGE_CACHE: dict[tuple[State, Action], tuple[tuple[State, Action], ...]] = {}
 
 
@@ -48,7 +54,20 @@ def transform_state(state: State, transform: tuple[int, ...]) -> State:
     cells = [0] * (SIZE * SIZE)
     for cell, target in enumerate(transform):
         cells[target] = state.cells[cell]
-    return State(tuple(cells), state.player)
+    # A permutation of a valid position's cells is a valid position: no need to check it again.
+    return State.from_valid_cells(tuple(cells), state.player)
+
+
+def state_images(state: State) -> tuple[State, ...]:
+    """``state`` under each of the eight ``TRANSFORMS``, in their order (itself first); computed
+    once per position."""
+    found = _STATE_IMAGES.get(state)
+    if found is None:
+        cells, player = state.cells, state.player
+        found = _STATE_IMAGES[state] = tuple(
+            State.from_valid_cells(tuple([cells[i] for i in source]), player)
+            for source in SOURCES)
+    return found
 
 
 def transform_action(action: Action, transform: tuple[int, ...]) -> Action:
@@ -62,8 +81,8 @@ def images(state: State, action: Action) -> tuple[tuple[State, Action], ...]:
     key = (state, action)
     found = _IMAGE_CACHE.get(key)
     if found is None:
-        distinct: dict[tuple[State, Action], None] = {}
-        for transform in TRANSFORMS:
-            distinct[(transform_state(state, transform), transform_action(action, transform))] = None
+        cell = action[0] * SIZE + action[1]
+        distinct = dict.fromkeys((image, ALL_CELLS[transform[cell]])
+                                 for image, transform in zip(state_images(state), TRANSFORMS))
         found = _IMAGE_CACHE[key] = tuple(distinct)
     return found

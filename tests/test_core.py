@@ -104,6 +104,17 @@ def test_state_equality_includes_side_to_move():
     assert State(np.zeros((3, 3))) == State([0] * 9) == State([[0] * 3] * 3)
 
 
+def test_the_unchecked_constructor_gives_the_same_shared_states():
+    # from_valid_cells skips the checks of State(board, player) for cells known to be valid;
+    # it must give the very same object, with the same result, moves and successors.
+    for state in all_states():
+        made = State.from_valid_cells(tuple(state.cells), state.player)
+        assert made is state is State(list(state.cells), state.player)
+    fresh = State.from_valid_cells((1, 1, 1, -1, -1, 0, 0, 0, 0), O)
+    assert fresh.end_of_game == X_WON and fresh.legal_actions() == () and fresh.children() == {}
+    assert fresh is State([[1, 1, 1], [-1, -1, 0], [0, 0, 0]], O)
+
+
 @pytest.mark.parametrize("board", [[0] * 8, [[0, 0], [0, 0]], [2] + [0] * 8, ["x"] * 9,
                                    [True] + [0] * 8, [0.5] + [0] * 8])
 def test_bad_boards_are_refused(board):

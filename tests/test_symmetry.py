@@ -51,3 +51,23 @@ def test_transforms_move_a_cell_and_its_mark_together():
     for transform in TRANSFORMS:
         moved = transform_action((0, 0), transform)
         assert transform_state(state, transform).board[moved] == 1
+
+
+def test_state_images_are_the_transforms_of_the_state_in_order():
+    from exact.symmetry import state_images
+    for state in all_states()[::5]:
+        found = state_images(state)
+        assert found == tuple(transform_state(state, t) for t in TRANSFORMS)
+        # every image is the one shared object of its position, as State() would give
+        assert all(image is State(image.cells, image.player) for image in found)
+        assert found[0] is state
+
+
+def test_images_are_the_pairs_of_the_eight_transforms_first_seen_first():
+    for state in all_states()[::11]:
+        for action in state.legal_actions():
+            expected = {}
+            for transform in TRANSFORMS:
+                expected[(transform_state(state, transform),
+                          transform_action(action, transform))] = None
+            assert images(state, action) == tuple(expected)

@@ -60,7 +60,7 @@ STUB_CALLS = {
 }
 # Body lines so generic that they may appear anywhere (the solution-text search skips them).
 GENERIC_LINES = {"else:", "try:", "break", "continue", "pass", "return", ")", "]", "}", "})",
-                 "return True", "return False", "return None"}
+                 "return True", "return False", "return None", "if finished:", "return finished"}
 # Solution text that other code contains for a reason of its own, and why that gives nothing away.
 ALLOWED_ELSEWHERE = {
     "moves, final = play_game(x_agent, o_agent, env, epoch=epoch)":

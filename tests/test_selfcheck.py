@@ -322,3 +322,25 @@ def test_the_students_copy_shows_no_reference_arithmetic(students):
     for solution_line in ("gamma * G + rewards[k]", "old + alpha * (target - old)",
                           "START + (FINAL - START) * min(epoch, decay) / decay"):
         assert solution_line not in text
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="sends a POSIX SIGINT to a process group")
+def test_ctrl_c_while_the_agent_trains_ends_the_check_with_status_130(students, tmp_path,
+                                                                      chapter):
+    """A Ctrl-C in the terminal reaches the check's whole process group: it must stop there,
+    exit 130 and claim no training result."""
+    import os
+    import signal
+    folder = typed(students, tmp_path, chapter)
+    child = subprocess.Popen([sys.executable, "check.py"], cwd=folder, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    lines = []
+    while not any(line.startswith("piece 5") for line in lines):   # the training comes next
+        lines.append(child.stdout.readline())
+        assert lines[-1], "".join(lines)
+    time.sleep(2)
+    os.killpg(child.pid, signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 130, out + err
+    assert "Your X after" not in out and "all pass" not in out
+    assert err.strip().endswith("Interrupted.")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from training import loop
+from training.run import Run
 from training.run import build_run
 from AI_Agent import AI_Agent
 from tables.files import load_table
@@ -164,3 +165,55 @@ def test_a_second_ctrl_c_aborts_at_once():
     with pytest.raises(KeyboardInterrupt):
         loop.run_episodes(learn, X, 0, 10, "test", show_progress=False)
     assert signal.getsignal(signal.SIGINT) is previous
+
+
+# --- SIGTERM, a signal during the save, a self-play pair out of step -------------------------
+
+@posix_only
+@pytest.mark.solved_only
+def test_sigterm_is_handled_as_ctrl_c(tmp_path):
+    process = trainer(tmp_path, "--epochs", str(LONG_RUN), "--seed", "3", "--out", "t.pth")
+    seen = b""
+    while b"/" + str(LONG_RUN).encode() not in seen or b"| 0/" in seen[-200:]:
+        chunk = process.stderr.read1(4096)
+        assert chunk, seen[-500:]
+        seen += chunk
+    process.send_signal(signal.SIGTERM)
+    out = process.stdout.read().decode()
+    assert process.wait(END_TIMEOUT) == INTERRUPTED
+    assert "Interrupted: saved" in out
+    assert 0 < load_table(tmp_path / "t.pth")[2]["episodes_done"] < LONG_RUN
+
+
+@posix_only
+def test_a_signal_during_the_save_waits_for_the_save(tmp_path, monkeypatch, capsys):
+    """Ctrl-C (twice) while the table is being written: the save finishes, the run counts as
+    interrupted."""
+    env_learner = AI_Agent(X)
+    saved = []
+
+    def slow_save(path):
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGINT)     # a second Ctrl-C must not cut the save either
+        saved.append(path)
+
+    monkeypatch.setattr(env_learner, "save_Q", slow_save)
+    run = Run([env_learner], AI_Agent(-1, train=False), env_learner.env,
+                   str(tmp_path / "t.pth"), 3, 0.9, 0.1)
+    assert loop.train_loop(run, lambda epoch: State([1, 1, 1, -1, -1, 0, 0, 0, 0], -1)) is False
+    assert saved == [str(tmp_path / "t.pth")]
+    assert "Saved the table to" in capsys.readouterr().out   # all 3 episodes were done
+
+
+def test_self_play_tables_out_of_step_resume_from_the_smaller_count(tmp_path, capsys):
+    """A run killed between its X and O saves leaves two counts; --resume goes on from the
+    smaller one instead of refusing for good."""
+    from tables.files import save_table
+    from training.run import resume_all
+    x, o = AI_Agent(X), AI_Agent(-1)
+    save_table(str(tmp_path / "t_X.pth"), {}, X, {"episodes_done": 900, "epochs": 1000,
+                                                 "epsilon": "linear"})
+    save_table(str(tmp_path / "t_O.pth"), {}, -1, {"episodes_done": 500, "epochs": 1000,
+                                                  "epsilon": "linear"})
+    assert resume_all(str(tmp_path / "t.pth"), [x, o], 2000) == 500
+    assert "both go on from 500" in capsys.readouterr().out

@@ -76,6 +76,10 @@ class AI_Agent(Agent):
                 return self.rng.choice(state.legal_actions())
         return self.get_Q_action(state)
 
+    def legal_actions(self, state: State) -> list[Action]:
+        """The legal moves of ``state`` (the course's name)."""
+        return self.env.legal_actions(position_of(state))
+
     def action_probs(self, state: State) -> dict[Action, float]:
         return {self.get_Q_action(state): 1.0}
 

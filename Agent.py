@@ -51,9 +51,6 @@ class Agent:
                 return action
         return action  # rounding left a sliver above the last action
 
-    def legal_actions(self, state: State) -> list[Action]:
-        return self.env.legal_actions(state)
-
     def __call__(self, events=None, state: State | Live_State | None = None) -> Action | None:
         """The GUI's way to ask for a move: the move for ``state`` (default: the live game)."""
         return self.get_action(position_of(state if state is not None else self.env.state))

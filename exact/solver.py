@@ -16,7 +16,6 @@ second.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Callable
 
 from State import DRAW, O, O_WON, ONGOING, X, X_WON, State
 from TicTacToe import Action
@@ -211,17 +210,3 @@ def worst_case(agent, state: State | None = None) -> tuple[int, list[Action] | N
 def is_unbeatable(agent) -> bool:
     """Whether no sequence of opponent moves beats ``agent`` from the empty board."""
     return worst_case(agent)[0] >= 0
-
-
-class Policy_Agent:
-    """A fixed deterministic policy ``{state: action}`` as an agent (e.g. a best response).
-    Positions the policy does not cover are played by ``fallback`` (default: a safe move)."""
-
-    def __init__(self, player: int, policy: Policy,
-                 fallback: Callable[[State], Action] | None = None) -> None:
-        self.player = player
-        self.policy = policy
-        self.fallback = fallback or (lambda state: safe_actions(state)[0])
-
-    def action_probs(self, state: State) -> dict[Action, float]:
-        return {self.policy.get(state) or self.fallback(state): 1.0}

@@ -9,11 +9,23 @@ from Episode import play_game, play_games
 from players.minimax import Minimax_Agent
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
-from exact.solver import Policy_Agent, best_response, exact_outcome, minimax_value, worst_case
+from exact.solver import best_response, exact_outcome, minimax_value, safe_actions, worst_case
 from State import O, O_WON, X, X_WON, State, all_states
 from TicTacToe import TicTacToe
 
 OPPONENTS = {"random": Random_Agent, "advanced": Random_Agent_Advanced}
+
+
+class Policy_Agent:
+    """A fixed deterministic policy ``{state: action}`` as an agent (e.g. a best response).
+    Positions the policy does not cover get a safe move."""
+
+    def __init__(self, player: int, policy: dict) -> None:
+        self.player = player
+        self.policy = policy
+
+    def action_probs(self, state: State) -> dict:
+        return {self.policy.get(state) or safe_actions(state)[0]: 1.0}
 
 
 def rounded(outcome):

@@ -101,4 +101,9 @@ def short(thing, depth: int = 2) -> str:
         text = f"({items}{',' if len(thing) == 1 else ''})" if type(thing) is tuple else f"[{items}]"
     else:
         return f"a {type(thing).__name__}"
+    return clip(text)
+
+
+def clip(text: str) -> str:
+    """``text`` cut to at most 60 characters."""
     return text if len(text) <= 60 else text[:57] + "..."

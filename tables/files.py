@@ -25,8 +25,8 @@ import os
 
 from State import State, symbol
 from tables import course_files, destinations, guard, opcodes
-from tables.checks import (as_action, entry_problem, key_problem, meta_problem, plain_meta, short,
-                           side_problem)
+from tables.checks import (as_action, clip, entry_problem, key_problem, meta_problem, plain_meta,
+                           short, side_problem)
 from tables.torch_format import torch_save_bytes
 
 FORMAT_NAME = "tictactoe-q-table"
@@ -129,10 +129,10 @@ def save_or_keep(path: str, Q: QTable, side: int, meta: dict | None = None) -> s
             save_table(fallback, Q, side, meta)
         except (OSError, TableError):
             continue
-        raise NotSaved(f"{path}: could not save the table ({short(reason)}); kept it in "
+        raise NotSaved(f"{path}: could not save the table ({clip(reason)}); kept it in "
                        f"{fallback} instead -- move it into place, or go on training with "
                        f"--resume {fallback}", fallback)
-    raise NotSaved(f"{path}: could not save the table ({short(reason)}), nor keep it anywhere "
+    raise NotSaved(f"{path}: could not save the table ({clip(reason)}), nor keep it anywhere "
                    "else; free some disk space and train again", None)
 
 
@@ -210,9 +210,9 @@ def _read(path: str):
     except opcodes.Refused as refusal:
         name = guard.python3_name(str(refusal))
         if name.startswith("torch."):
-            raise TableError(f"{path}: holds torch tensors ({short(name)}), not a Q-table; use "
+            raise TableError(f"{path}: holds torch tensors ({clip(name)}), not a Q-table; use "
                              "a file saved by AI_Agent.save_Q") from None
-        raise TableError(f"{path}: refused to load: it asks for {short(name)}, which no Q-table "
+        raise TableError(f"{path}: refused to load: it asks for {clip(name)}, which no Q-table "
                          "holds (loading never runs code from a file); use a table saved by "
                          "AI_Agent.save_Q") from None
     except (opcodes.Unlike, course_files.Unusual) as error:
@@ -221,7 +221,7 @@ def _read(path: str):
     except opcodes.Unreadable as error:
         raise _unreadable(path, str(error)) from None
     except Exception as error:  # any failure to rebuild untrusted bytes (MemoryError too)
-        raise _unreadable(path, f"{type(error).__name__}: {short(str(error))}") from None
+        raise _unreadable(path, f"{type(error).__name__}: {clip(str(error))}") from None
 
 
 def _file_bytes(path: str) -> bytes:

@@ -7,6 +7,7 @@ error; the callers (``tables.files``) add the file's name and what to do.
 from __future__ import annotations
 
 import math
+import sys
 from numbers import Integral, Real
 
 from State import ALL_CELLS, O, ONGOING, X, State, symbol
@@ -67,13 +68,15 @@ def side_problem(side) -> str | None:
 
 def plain_meta(meta: dict) -> dict:
     """``meta`` with text keys and plain values (numpy numbers become Python numbers, anything
-    else its text), so that the file can always be read back."""
+    else its text), so that the file can always be read back. Texts are interned: pickle writes a
+    text once and refers back to it for the same object, so equal texts must be one object for
+    the bytes to depend on the values alone."""
     plain = {}
     for key, value in dict(meta).items():
         if type(value) not in _PLAIN:
             value = int(value) if isinstance(value, Integral) else \
                 float(value) if isinstance(value, Real) else str(value)
-        plain[str(key)] = value
+        plain[sys.intern(str(key))] = sys.intern(value) if type(value) is str else value
     return plain
 
 
@@ -98,7 +101,8 @@ def short(thing, depth: int = 2) -> str:
         text = repr(thing)
     elif type(thing) in (tuple, list) and len(thing) <= 9 and depth > 0:
         items = ", ".join(short(item, depth - 1) for item in thing)
-        text = f"({items}{',' if len(thing) == 1 else ''})" if type(thing) is tuple else f"[{items}]"
+        comma = "," if len(thing) == 1 else ""
+        text = f"({items}{comma})" if type(thing) is tuple else f"[{items}]"
     else:
         return f"a {type(thing).__name__}"
     return clip(text)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 
 from State import State, symbol
 from tables import course_files, destinations, guard, opcodes
@@ -42,7 +43,8 @@ _COURSE_START = b"\x80\x02}q\x00(cState\nState\n"
 
 
 class TableError(ValueError):
-    """A Q-table file that cannot be used; the message says which file, what is wrong, what to do."""
+    """A Q-table file that cannot be used; the message says which file, what is wrong and what
+    to do."""
 
 
 class NotSaved(TableError):
@@ -81,8 +83,8 @@ def save_table(path: str, Q: QTable, side: int, meta: dict | None = None) -> Non
     problem = destinations.target_problem(path)
     if problem:
         raise TableError(f"{path}: {problem}")
-    data = torch_save_bytes({"format": FORMAT_NAME, "version": FORMAT_VERSION, "side": int(side),
-                             "meta": meta, "Q": entries})
+    data = torch_save_bytes({"format": sys.intern(FORMAT_NAME), "version": FORMAT_VERSION,
+                             "side": int(side), "meta": meta, "Q": entries})
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     destinations.remove_orphans(folder)
@@ -93,8 +95,8 @@ def _write_atomically(path: str, folder: str, data: bytes) -> None:
     temporary = destinations.temporary_path(folder)
     try:
         # The usual permissions for a new file (0o666 less the umask), unlike tempfile's 0o600.
-        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
-                         0o666)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+        handle = os.open(temporary, flags, 0o666)
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
@@ -119,11 +121,13 @@ def save_or_keep(path: str, Q: QTable, side: int, meta: dict | None = None) -> s
 
     A table that is itself invalid is still a ``ValueError`` (it could not be kept either).
     """
+    path = os.fspath(path)
     try:
         save_table(path, Q, side, meta)
         return path
     except (OSError, TableError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else \
+            str(error).removeprefix(f"{path}: ")
     for fallback in destinations.fallback_paths(path, side):
         try:
             save_table(fallback, Q, side, meta)
@@ -175,7 +179,8 @@ def load_table(path: str, side: int | None = None) -> tuple[QTable, int, dict]:
     if isinstance(payload, dict) and payload.get("format") == FORMAT_NAME:
         if payload.get("version") != FORMAT_VERSION:
             raise TableError(f"{path}: table format version {short(payload.get('version'))} is "
-                             f"not supported (this code reads version {FORMAT_VERSION}); retrain it")
+                             f"not supported (this code reads version {FORMAT_VERSION}); "
+                             "retrain it")
         raw_q, file_side, meta = payload.get("Q"), payload.get("side"), payload.get("meta")
         if type(raw_q) is not dict or side_problem(file_side) or type(meta) is not dict:
             raise TableError(f"{path}: damaged table (its Q, side or meta is missing or wrong); "

@@ -16,9 +16,10 @@ same: on a ``State`` it is the state itself); every agent reads a live game thro
 The course's ``test()`` also calls ``state.reset()`` on a position after each game; a position
 cannot be reset, so there it only returns the empty board (the loop makes a new one anyway).
 
-Speed comes from the representation: the cells are a tuple of nine ints, the result of the game and
-the hash are computed once, and each distinct position exists only once in memory (making the
-same position again returns the same object), so its legal moves and successors are cached on it.
+Speed comes from the representation: the cells are a tuple of nine ints, the result of the game is
+computed once, and each distinct position exists only once in memory (making the same position
+again returns the same object), so its legal moves and successors are cached on it and its
+identity serves as its hash.
 """
 
 from __future__ import annotations
@@ -82,11 +83,11 @@ class State:
         end_of_game  the result code: 0 going on, 1 X won, -1 O won, 2 draw.
     """
 
-    __slots__ = ("cells", "player", "end_of_game", "_hash", "_board", "_legal", "_children")
+    __slots__ = ("cells", "player", "end_of_game", "_board", "_legal", "_children")
 
     def __new__(cls, board=None, player: int = X) -> "State":
         if board is None and type(player) is int and player == X:
-            return _intern(EMPTY_BOARD, X)  # the start of every game: no checks to make
+            return _START  # the start of every game: no checks to make
         if player not in (X, O) or isinstance(player, bool):
             raise ValueError(f"player must be 1 (X) or -1 (O), got {player!r}")
         return _intern(_cells_from(board), int(player))
@@ -108,7 +109,6 @@ class State:
         setter(self, "cells", cells)
         setter(self, "player", player)
         setter(self, "end_of_game", _result_of(cells))
-        setter(self, "_hash", hash((cells, player)))
         setter(self, "_board", None)
         setter(self, "_legal", None)
         setter(self, "_children", None)
@@ -120,8 +120,12 @@ class State:
     def __delattr__(self, name):
         raise AttributeError(f"State is immutable: cannot delete {name!r}")
 
-    def __hash__(self) -> int:
-        return self._hash
+    # Each position exists only once (``_intern``), so two states are equal exactly when they are
+    # the same object, and the object's identity is a hash consistent with ``__eq__``. It is
+    # computed in C, with no Python call: a training run hashes states some 15 million times
+    # (every table lookup hashes its ``(state, action)`` key). Nothing may depend on its value
+    # (it differs from run to run); dicts keep insertion order, so tables and files do not.
+    __hash__ = object.__hash__
 
     def __eq__(self, other) -> bool:
         if self is other:
@@ -255,16 +259,20 @@ def _intern(cells: tuple[int, ...], player: int) -> State:
     return state
 
 
+_START = _intern(EMPTY_BOARD, X)   # the empty board, X to move: State() returns it
+
+
 def all_states(start: State | None = None) -> list[State]:
-    """Every position reachable from ``start`` (default: the empty board), each once."""
+    """Every position reachable from ``start`` (default: the empty board), each once, in the
+    order a depth-first walk first meets them (the same in every run)."""
     start = start or State()
-    seen = {start}
+    seen = {start: None}   # a dict, not a set: its order does not depend on the hashes
     frontier: list[State] = [start]
     while frontier:
         state = frontier.pop()
         for child in state.children().values():
             if child not in seen:
-                seen.add(child)
+                seen[child] = None
                 frontier.append(child)
     return list(seen)
 

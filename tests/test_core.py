@@ -1,5 +1,10 @@
 """The game model: State, the rules, and the two fixed opponents."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -7,6 +12,8 @@ from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced, forced_move
 from State import DRAW, O, O_WON, ONGOING, WIN_LINES, X, X_WON, State, all_states
 from TicTacToe import TicTacToe
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def board_with(line, mark):
@@ -113,6 +120,19 @@ def test_the_unchecked_constructor_gives_the_same_shared_states():
     fresh = State.from_valid_cells((1, 1, 1, -1, -1, 0, 0, 0, 0), O)
     assert fresh.end_of_game == X_WON and fresh.legal_actions() == () and fresh.children() == {}
     assert fresh is State([[1, 1, 1], [-1, -1, 0], [0, 0, 0]], O)
+
+
+def test_hashing_follows_equality_and_orders_nothing():
+    # A state hashes by identity (each position exists once), so equal states share one hash;
+    # all_states keeps the same order from one process to the next all the same (the start
+    # first), whatever the addresses.
+    state = State([[1, 0, 0], [0, -1, 0], [0, 0, 0]], X)
+    assert hash(state) == hash(State([1, 0, 0, 0, -1, 0, 0, 0, 0], X)) == hash(state.copy())
+    code = "from State import all_states; print([s.cells + (s.player,) for s in all_states()])"
+    runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, cwd=ROOT, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+            for seed in ("1", "2")}
+    assert len(runs) == 1 and runs.pop().startswith("[(0, 0, 0, 0, 0, 0, 0, 0, 0, 1), ")
 
 
 @pytest.mark.parametrize("board", [[0] * 8, [[0, 0], [0, 0]], [2] + [0] * 8, ["x"] * 9,

@@ -8,8 +8,8 @@ from Agent import Agent
 from tables.files import load_table, save_table
 from State import State, position_of
 from TicTacToe import Action, TicTacToe
-from training.schedules import (EPSILON_DECAY_EPOCHS, EPSILON_FINAL, EPSILON_START,  # noqa: F401
-                                 check_schedule, epsilon_at)
+from training.schedules import (CHAPTER_SCHEDULES, EPSILON_DECAY_EPOCHS, EPSILON_FINAL,
+                                 EPSILON_START, check_schedule, epsilon_at)  # noqa: F401
 
 
 def greedy_action(Q: dict[tuple[State, Action], float], state: State) -> Action:
@@ -53,7 +53,6 @@ class AI_Agent(Agent):
 
         linear: from 1.0 down to 0.01 over the first ``decay_epochs`` episodes, then 0.01.
         exp:    0.01 + (1.0 - 0.01) * exp(-epoch / (decay_epochs / 5)).
-        geometric: 0.9999 ** epoch.
         """
         # [exercise piece 1: epsilon_greedy] solution begins
         return epsilon_at(self.epsilon_schedule, epoch, self.decay_epochs)
@@ -70,8 +69,12 @@ class AI_Agent(Agent):
     def get_action(self, state: State, epoch: int | None = None) -> Action:
         """Epsilon-greedy while training (epsilon from ``epsilon_greedy(epoch)``), else greedy."""
         if self.train:
-            # No epoch: not a training episode, so there is no schedule to ask.
-            epsilon = EPSILON_FINAL if epoch is None else self.epsilon_greedy(epoch)
+            if epoch is None:    # not a training episode, so there is no schedule to ask
+                epsilon = EPSILON_FINAL
+            elif self.epsilon_schedule in CHAPTER_SCHEDULES:
+                epsilon = self.epsilon_greedy(epoch)   # the chapter's (the exercise's piece 1)
+            else:                # the lecture's geometric schedule is not the chapter's
+                epsilon = epsilon_at(self.epsilon_schedule, epoch, self.decay_epochs)
             if self.rng.random() < epsilon:
                 return self.rng.choice(state.legal_actions())
         return self.get_Q_action(state)

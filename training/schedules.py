@@ -18,6 +18,7 @@ EPSILON_FINAL = 0.01
 EPSILON_DECAY_EPOCHS = 100_000
 GEOMETRIC_RATE = 0.9999
 SCHEDULES = ("linear", "exp", "geometric")
+CHAPTER_SCHEDULES = ("linear", "exp")   # the ones AI_Agent.epsilon_greedy (the chapter's) computes
 # The time constant of exp is decay_epochs / 5, so that both decaying schedules are near the final
 # epsilon by the end of the decay window (exp(-5) ~ 0.7 % of the way left).
 EXP_WINDOWS = 5

@@ -18,16 +18,18 @@ import struct
 
 from tables.course_files import CLASSES, NAMES
 
-# One side of Tic-Tac-Toe has 8,631 (position, move) pairs (X) or 7,536 (O): a table has at most
-# that many entries; twice over leaves room for the course's files, whose keys were not shared.
+# One side of Tic-Tac-Toe has 8,631 (position, move) pairs (X) or 7,536 (O), so a table has at most
+# that many entries; the limit leaves room for a file whose keys repeat.
 MAX_ENTRIES = 16_384
 # A complete table in the course's format takes about 660,000 pickle instructions (76 an entry).
 MAX_OPS = 1_000_000
-# A course table nests nine deep (dict, key, State, its dict, board, its state, shape, ...).
+# A course table nests 8 deep (dict, key, State, its dict, board, its state, shape, a number);
+# ours 6.
 MAX_DEPTH = 16
-# Parts of the whole table written out in full: about 20 an entry in our format, 40 in the course's.
+# Parts of the whole table written out in full: 18 an entry in our format, 84 in the course's.
 MAX_PARTS = 2_000_000
 MAX_TEXT = 64 * 2**10           # longest text or bytes: a note in the meta
+_TOO_DEEP = f"values nested more than {MAX_DEPTH} deep (a table nests 8 deep at most)"
 
 
 class Unreadable(ValueError):
@@ -63,7 +65,7 @@ class _Value:
             if item.depth >= depth:
                 depth = item.depth + 1
         if depth > MAX_DEPTH:
-            raise Unlike(f"values nested more than {MAX_DEPTH} deep (a table nests about 9)")
+            raise Unlike(_TOO_DEEP)
         if parts > MAX_PARTS:
             raise Unlike(f"a value of more than {MAX_PARTS:,} parts (repeated references?)")
         self.parts, self.depth = parts, depth
@@ -155,7 +157,7 @@ class _Model:
 
     def mark(self, _) -> None:
         if len(self.marks) >= MAX_DEPTH:
-            raise Unlike(f"values nested more than {MAX_DEPTH} deep (a table nests about 9)")
+            raise Unlike(_TOO_DEEP)
         self.marks.append(len(self.stack))
 
     def take(self, count: int | None) -> list[_Value]:

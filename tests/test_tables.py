@@ -549,3 +549,12 @@ def test_check_writable_reports_bad_destinations_before_any_work(tmp_path, monke
         with pytest.raises(TableError) as caught:
             check_writable(bad)
         assert str(caught.value).startswith(f"{bad}: ") and words in str(caught.value)
+
+
+def test_a_table_in_torchs_legacy_format_loads(tmp_path):
+    """torch.save(..., _use_new_zipfile_serialization=False): pickles, not a zip archive."""
+    path = tmp_path / "legacy.pth"
+    torch.save({"format": "tictactoe-q-table", "version": 1, "side": X,
+                "meta": {"episodes_done": 3}, "Q": dict(SMALL_X_TABLE)}, path,
+               _use_new_zipfile_serialization=False)
+    assert load_table(path) == (SMALL_X_TABLE, X, {"episodes_done": 3})

@@ -175,7 +175,16 @@ def load_table(path: str, side: int | None = None) -> tuple[QTable, int, dict]:
     With ``side`` given, a table for the other side is refused.
     """
     path = os.fspath(path)
-    payload = _read(path)
+    try:
+        return _checked(path, _read(path), side)
+    except TableError:
+        raise
+    except Exception as error:  # a value no check foresaw: still one line about the file
+        raise _unreadable(path, f"{type(error).__name__}: {clip(str(error))}") from None
+
+
+def _checked(path: str, payload, side: int | None) -> tuple[QTable, int, dict]:
+    """``load_table``'s result from the object the file holds, or a ``TableError``."""
     if isinstance(payload, dict) and payload.get("format") == FORMAT_NAME:
         if payload.get("version") != FORMAT_VERSION:
             raise TableError(f"{path}: table format version {short(payload.get('version'))} is "

@@ -290,15 +290,19 @@ def test_the_stand_ins_refusals_have_their_own_message(tmp_path):
     assert_one_line(caught.value, path, "not a Q-table: it holds a numpy dtype other than")
 
 
+@pytest.mark.parametrize("where", ["rebuilding", "checking"])
 @pytest.mark.parametrize("error", [MemoryError(), RecursionError("maximum recursion depth"),
                                    AttributeError("board"), RuntimeError("boom")])
-def test_any_failure_while_rebuilding_is_one_table_error(tmp_path, monkeypatch, error):
+def test_any_failure_while_reading_is_one_table_error(tmp_path, monkeypatch, error, where):
     path = tmp_path / "t.pth"
     Q_Table.save_table(path, {}, 1)
 
-    def fail(pickled):
+    def fail(*args):
         raise error
-    monkeypatch.setattr(course_files, "rebuild", fail)
+    if where == "rebuilding":
+        monkeypatch.setattr(course_files, "rebuild", fail)
+    else:
+        monkeypatch.setattr(Q_Table, "_clean", fail)
     with pytest.raises(TableError) as caught:
         load_table(path)
     assert_one_line(caught.value, path, type(error).__name__)

@@ -90,18 +90,15 @@ def temporary_path(folder: str) -> str:
     return os.path.join(folder, f".tmp-{os.getpid()}-{secrets.token_hex(6)}{SUFFIX}")
 
 
-def remove_orphans(folder: str) -> list[str]:
+def remove_orphans(folder: str) -> None:
     """Remove the temporary files that saves killed mid-write left in ``folder`` (only names of
-    ours, and only those whose process is gone or that are older than an hour); return them."""
-    removed = []
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(folder):
+    ours, and only those whose process is gone or that are older than an hour)."""
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
             found = _TEMPORARY.match(entry.name)
             if found and entry.is_file(follow_symlinks=False) and _orphaned(entry, found[1]):
                 with contextlib.suppress(OSError):
                     os.remove(entry.path)
-                    removed.append(entry.path)
-    return removed
 
 
 def _orphaned(entry: os.DirEntry, pid: str | None) -> bool:
@@ -122,7 +119,13 @@ def _orphaned(entry: os.DirEntry, pid: str | None) -> bool:
 
 def fallback_paths(path: str, side: int) -> list[str]:
     """Where to keep a table that could not be saved at ``path``: beside it, else in the
-    temporary folder; short names that say which side, and never an existing file's."""
-    name = f"unsaved_Q_{symbol(side)}_{secrets.token_hex(3)}{SUFFIX}"
-    folders = [os.path.dirname(os.path.abspath(path)), tempfile.gettempdir()]
-    return [os.path.join(folder, name) for folder in dict.fromkeys(folders)]
+    temporary folder; short names that say which side, of no file that exists."""
+    folders = dict.fromkeys([os.path.dirname(os.path.abspath(path)), tempfile.gettempdir()])
+    return [_fresh_name(folder, side) for folder in folders]
+
+
+def _fresh_name(folder: str, side: int) -> str:
+    while True:
+        name = os.path.join(folder, f"unsaved_Q_{symbol(side)}_{secrets.token_hex(3)}{SUFFIX}")
+        if not os.path.lexists(name):
+            return name

@@ -287,7 +287,8 @@ def parse_moves(text: str, start: State | None = None) -> State:
     state = start or State()
     for token in text.split():
         parts = token.split(",")
-        if len(parts) != 2 or not all(p.strip().lstrip("-").isdigit() for p in parts):
+        if len(parts) != 2 or not all(p.strip().lstrip("-").isascii()
+                                      and p.strip().lstrip("-").isdigit() for p in parts):
             raise ValueError(f"move {token!r} is not 'row,col'")
         action = (int(parts[0]), int(parts[1]))
         if action not in state.children():

@@ -187,11 +187,18 @@ def test_flags_given_win_over_the_presets():
 
 
 def test_the_lectures_epsilon_is_multiplied_by_0_9999_after_every_game():
+    from training.schedules import epsilon_at
+    assert epsilon_at("geometric", 0) == 1.0
+    assert epsilon_at("geometric", 1) == 0.9999
+    assert epsilon_at("geometric", 3) == pytest.approx(0.9999 ** 3, rel=1e-15)
+    assert epsilon_at("geometric", 50_000) == pytest.approx(0.006737, abs=1e-6)
     learner = make_learner(X, TicTacToe(), 1, "geometric", 50_000)
-    assert learner.epsilon_greedy(0) == 1.0
-    assert learner.epsilon_greedy(1) == 0.9999
-    assert learner.epsilon_greedy(3) == pytest.approx(0.9999 ** 3, rel=1e-15)
-    assert learner.epsilon_greedy(50_000) == pytest.approx(0.006737, abs=1e-6)
+    greedy = learner.get_Q_action(State())
+    # epsilon 1.0 at the first game: the move is a uniform draw, the greedy one 1 time in 9;
+    # at game 60,000 epsilon is 0.0025: nearly always the greedy move
+    first = [learner.get_action(State(), 0) for _ in range(900)]
+    late = [learner.get_action(State(), 60_000) for _ in range(900)]
+    assert 50 < first.count(greedy) < 160 and late.count(greedy) > 890
 
 
 def test_table_paths_of_self_play_sit_side_by_side():

@@ -1,12 +1,15 @@
 """Speed figures of the project, measured on this machine (medians of repeated runs).
 
-    python tools/bench.py            # everything (make bench)
-    python tools/bench.py --runs 5   # more repeats per figure
+    python tools/bench.py                        # everything (make bench)
+    python tools/bench.py --runs 5               # more repeats per figure
+    python tools/bench.py --course-episodes 10000
 
-Prints: Monte Carlo training (the course's default run, and episodes/s for X and O against each
-opponent), the time of a 1,000-game Tester run, exact evaluation of a pair of agents, the full
-solve, loading and saving a table; then the benchmarks of the other parts (the three trainers side
-by side, playout agents, Nim).
+Prints: ours against a rebuild of the course's original design, side by side in the same run
+(``tools/bench_course.py``, ``tools/course_design.py``); Monte Carlo training in a fresh process
+and with warm caches; the whole-process time of the README's commands; the chapter's own trainer
+on this engine; a 1,000-game Tester run, exact evaluation of a pair of agents, the full solve,
+loading and saving a table; then the benchmarks of the other parts (the three trainers side by
+side, playout agents, Nim, the book's files).
 """
 
 from __future__ import annotations
@@ -26,26 +29,23 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
-import MC_Trainer  # noqa: E402
 from exact import solver as Solver  # noqa: E402
 from players.specs import make_agent  # noqa: E402
 from Episode import play_games  # noqa: E402
 from tables.files import load_table, save_table  # noqa: E402
 from State import O, X  # noqa: E402
 from TicTacToe import TicTacToe  # noqa: E402
-from tools import chapter_code  # noqa: E402
+from tools import bench_course, chapter_code  # noqa: E402
 
 DEFAULT_RUNS = 3
 COURSE_DEFAULT_EPISODES = 200_000
-TRAINING_TARGET_SECONDS = 10.0
 CHAPTER_TARGET_SECONDS = 10.0
-COURSE_ORIGINAL_SECONDS = 160.0  # the course's original code, 200,000 episodes (SPEC section 6)
-PAIR_EPISODES = 50_000
 TESTER_GAMES = 1_000
 EXACT_TARGET_SECONDS = 1.0
 SHIPPED_X = str(ROOT / "Data" / "Q_MC_X.pth")
 # The other parts' own benchmark scripts, run as they are ("{runs}": this script's --runs).
-OTHER_BENCHMARKS = (("tools/compare.py", "--bench"), ("tools/bench_playout.py", "--runs", "{runs}"),
+OTHER_BENCHMARKS = (("tools/compare.py", "--bench"),
+                    ("tools/bench_playout.py", "--runs", "{runs}"),
                     ("tools/bench_nim.py", "--runs", "{runs}"),
                     ("tools/bench_book.py", "--runs", "{runs}"))
 
@@ -59,14 +59,6 @@ def median_seconds(work: Callable[[], object], runs: int) -> float:
             work()
             times.append(perf_counter() - start)
     return statistics.median(times)
-
-
-def train(argv: list[str]) -> Callable[[], object]:
-    """A call of MC_Trainer with these arguments, saving to a throw-away file."""
-    def work() -> None:
-        with tempfile.TemporaryDirectory() as folder:
-            MC_Trainer.run([*argv, "--out", os.path.join(folder, "q.pth")])
-    return work
 
 
 def process_seconds(command: list[str], folder: Path) -> float:
@@ -106,20 +98,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = cli.Parser(prog="bench.py", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=cli.count, default=DEFAULT_RUNS,
                         help=f"repeats per figure; the median is printed (default {DEFAULT_RUNS})")
+    parser.add_argument("--course-episodes", type=cli.count, default=bench_course.COURSE_EPISODES,
+                        help="episodes of each side-by-side run with the course's design "
+                             f"(default {bench_course.COURSE_EPISODES:,}; it does ~2,000 a "
+                             "second)")
     args = parser.parse_args(argv)
     runs = args.runs
 
-    seconds = median_seconds(train(["--seed", "1"]), runs)
-    print(f"MC_Trainer.py default run ({COURSE_DEFAULT_EPISODES:,} episodes, X vs random): "
-          f"{seconds:.2f} s, median of {runs} (target <= {TRAINING_TARGET_SECONDS:.0f} s; the "
-          f"course's original ~{COURSE_ORIGINAL_SECONDS:.0f} s, {COURSE_ORIGINAL_SECONDS / seconds:.0f}x slower)")
-    for side in ("X", "O"):
-        for opponent in ("random", "advanced"):
-            seconds = median_seconds(train(["--side", side, "--opponent", opponent, "--epochs",
-                                            str(PAIR_EPISODES), "--seed", "2"]), runs)
-            print(f"MC training {side} vs {opponent:<8}: {PAIR_EPISODES / seconds:>9,.0f} episodes/s "
-                  f"({PAIR_EPISODES:,} episodes incl. saving, median of {runs})")
-
+    try:
+        bench_course.side_by_side(runs, args.course_episodes)
+        bench_course.fresh_and_warm(runs)
+        bench_course.readme_commands(runs)
+    except bench_course.BenchError as error:
+        cli.fail(f"bench.py: {error}")
     chapter_figures(runs)
 
     env = TicTacToe()
@@ -127,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     opponent = make_agent("advanced", O, env, seed=0)
     seconds = median_seconds(lambda: play_games(table, opponent, env, TESTER_GAMES), runs)
     print(f"Tester: {TESTER_GAMES:,} games, shipped X table vs advanced: {seconds * 1000:.0f} ms "
-          f"(games only; `python Tester.py` adds ~1 s of start-up for torch)")
+          f"(games only; the whole `python Tester.py` is timed above)")
 
     seconds = median_seconds(lambda: Solver.exact_outcome(table, opponent), runs)
     print(f"exact evaluation of a pair (shipped X vs advanced): {seconds * 1000:.1f} ms "
@@ -152,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         if (ROOT / script).is_file():
             sys.stdout.flush()
             subprocess.run([sys.executable, str(ROOT / script),
-                            *(option.format(runs=runs) for option in options)], cwd=ROOT, check=False)
+                            *(option.format(runs=runs) for option in options)],
+                           cwd=ROOT, check=False)
     return 0
 
 

@@ -1,0 +1,34 @@
+"""tools/bench_course.py reads every rate from the trainers' own "Trained ..." line: if that line
+changed, the side-by-side figures would silently stop, so these tests run the real commands."""
+
+import sys
+
+import pytest
+
+from tools import bench_course
+
+
+def test_the_rate_is_read_from_our_trainer_and_from_the_course_design(tmp_path):
+    for command in (
+            [sys.executable, str(bench_course.ROOT / "MC_Trainer.py"), "--epochs", "300",
+             "--seed", "1", "--out", str(tmp_path / "q.pth")],
+            [sys.executable, str(bench_course.ROOT / "tools" / "course_design.py"), "--epochs",
+             "30", "--opponent", "advanced"]):
+        seconds, output = bench_course.run_process(command)
+        rate = bench_course.reported_rate(output, command[1])
+        assert seconds > 0 and 10 < rate < 10_000_000
+
+
+def test_the_same_run_twice_in_one_process_prints_two_rates(tmp_path):
+    _, output = bench_course.run_process([
+        sys.executable, "-c", bench_course.TWICE, str(bench_course.ROOT), "--epochs", "200",
+        "--seed", "3", "--out", str(tmp_path / "q.pth")])
+    assert len(bench_course.RATE_LINE.findall(output)) == 2
+
+
+def test_failures_are_one_line_errors():
+    with pytest.raises(bench_course.BenchError, match="printed no 'Trained"):
+        bench_course.reported_rate("Saved the table to q.pth\n", "MC_Trainer.py")
+    with pytest.raises(bench_course.BenchError, match="exited 2"):
+        bench_course.run_process([sys.executable, str(bench_course.ROOT / "MC_Trainer.py"),
+                                  "--epochs", "-1"])

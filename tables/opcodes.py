@@ -21,8 +21,8 @@ from tables.course_files import CLASSES, NAMES
 # One side of Tic-Tac-Toe has 8,631 (position, move) pairs (X) or 7,536 (O), so a table has at most
 # that many entries; the limit leaves room for a file whose keys repeat.
 MAX_ENTRIES = 16_384
-# A complete table in the course's format takes about 660,000 pickle instructions (76 an entry).
-MAX_OPS = 1_000_000
+# A complete X table in the course's format takes 656,000 pickle instructions (76 an entry).
+MAX_OPS = 800_000
 # A course table nests 8 deep (dict, key, State, its dict, board, its state, shape, a number);
 # ours 6.
 MAX_DEPTH = 16
@@ -96,7 +96,7 @@ def scan(pickled: bytes | io.BytesIO) -> None:
                 return
             if count >= MAX_OPS:
                 raise Unlike(f"more than {MAX_OPS:,} pickle instructions (a table needs at "
-                             "most about 660,000)")
+                             "most about 656,000)")
     except (Unreadable, Refused, Unlike):
         raise
     except (ValueError, IndexError, UnicodeDecodeError, struct.error) as error:

@@ -558,3 +558,15 @@ def test_a_table_in_torchs_legacy_format_loads(tmp_path):
                 "meta": {"episodes_done": 3}, "Q": dict(SMALL_X_TABLE)}, path,
                _use_new_zipfile_serialization=False)
     assert load_table(path) == (SMALL_X_TABLE, X, {"episodes_done": 3})
+
+
+def test_the_largest_real_tables_are_within_every_limit(tmp_path, monkeypatch):
+    """Every (position, move) pair X can meet, in the course's bulky format (about 2.6 MB) and
+    in ours: the loader's limits on size, instructions, nesting and entries leave room for both."""
+    complete = {(state, action): 0.5 for state in state_module.all_states()
+                if state.player == X and not state.end_of_game for action in state.legal_actions()}
+    assert len(complete) == 8631
+    path = tmp_path / "course.pth"
+    dump_course_table(monkeypatch, course_table(complete), lambda table: torch.save(table, path))
+    assert load_table(path, side=X)[0] == complete
+    assert load_table(saved_table(tmp_path, table=complete), side=X)[0] == complete

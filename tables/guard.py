@@ -18,10 +18,12 @@ import io
 import pickle
 import struct
 import zipfile
+import zlib
 
 from tables.opcodes import Unlike, Unreadable, scan
 
-# A complete table in the course's bulky format is about 5 MB; a file far larger is not a table.
+# A complete X table in the course's bulky format is about 2.6 MB; a file far larger is not a
+# table.
 MAX_FILE_BYTES = 16 * 2**20
 MAX_MEMBERS = 16                # a torch.save archive of plain data has six
 MAX_RATIO = 100                 # torch.save stores members uncompressed (ratio 1)
@@ -76,8 +78,8 @@ def archive_pickle(data: bytes) -> bytes:
             pickled = stream.read(MAX_FILE_BYTES + 1)
     except KeyError:
         raise Unreadable("a zip archive without data.pkl, not a torch.save file") from None
-    except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, NotImplementedError, ValueError,
-            struct.error) as error:
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError, NotImplementedError,
+            ValueError, struct.error) as error:
         if isinstance(error, (Unreadable, Unlike)):
             raise
         raise Unreadable("an incomplete zip archive") from None

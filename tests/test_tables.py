@@ -2,6 +2,7 @@
 saving is atomic (a failure mid-save leaves the previous table intact and no temporary file)."""
 
 import errno
+import io
 import os
 import pickle
 import random
@@ -283,6 +284,7 @@ def bad_file(tmp_path, kind: str):
         "python source": (lambda: path.write_text("import os\nos.system('echo hi')\n"),
                           "not a readable"),
         "zip without a table": (lambda: _write_zip(path), "not a readable"),
+        "damaged deflated data": (lambda: _write_damaged_deflate(path, good), "not a readable"),
         "tensor": (lambda: torch.save(torch.zeros(3, 3), path), "holds torch tensors"),
         "tensor value": (lambda: torch.save({(EMPTY, (1, 1)): torch.tensor(0.5)}, path),
                          "holds torch tensors"),
@@ -328,7 +330,7 @@ def bad_file(tmp_path, kind: str):
 
 
 BAD_KINDS = ("truncated", "one byte short", "empty", "random bytes", "zero bytes", "text file",
-             "python source", "zip without a table", "tensor", "tensor value", "tensor side",
+             "python source", "zip without a table", "damaged deflated data", "tensor", "tensor value", "tensor side",
              "list", "number",
              "dict of junk", "Nim table", "Connect Four board", "board value 2", "empty dict",
              "nan value", "inf value", "-inf value", "huge int value", "text value", "bool value",
@@ -342,6 +344,19 @@ def _write_zip(path) -> None:
     import zipfile
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("archive/readme.txt", "no table here")
+
+
+def _write_damaged_deflate(path, good: bytes) -> None:
+    """Our table, re-zipped with its data.pkl deflated, then a run of its compressed bytes
+    overwritten."""
+    with zipfile.ZipFile(io.BytesIO(good)) as archive:
+        pickled = archive.read("archive/data.pkl")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("archive/data.pkl", pickled)
+    data = bytearray(buffer.getvalue())
+    data[60:90] = b"\xff" * 30
+    path.write_bytes(bytes(data))
 
 
 def _write_course_board(path, board) -> None:

@@ -289,6 +289,8 @@ def bad_file(tmp_path, kind: str):
         "tensor value": (lambda: torch.save({(EMPTY, (1, 1)): torch.tensor(0.5)}, path),
                          "holds torch tensors"),
         "tensor side": (lambda: _write_payload(path, side=torch.tensor(1)), "holds torch tensors"),
+        "tensor version": (lambda: _write_payload(path, version=torch.tensor(1)),
+                           "holds torch tensors"),
         "list": (lambda: torch.save([1, 2, 3], path), "holds a list"),
         "number": (lambda: torch.save(0.5, path), "holds a float"),
         "dict of junk": (lambda: torch.save({"a": 1, "b": (2,)}, path), "not a Tic-Tac-Toe"),
@@ -330,9 +332,8 @@ def bad_file(tmp_path, kind: str):
 
 
 BAD_KINDS = ("truncated", "one byte short", "empty", "random bytes", "zero bytes", "text file",
-             "python source", "zip without a table", "damaged deflated data", "tensor", "tensor value", "tensor side",
-             "list", "number",
-             "dict of junk", "Nim table", "Connect Four board", "board value 2", "empty dict",
+             "python source", "zip without a table", "damaged deflated data", "tensor",
+             "tensor value", "tensor side", "tensor version", "list", "number", "dict of junk", "Nim table", "Connect Four board", "board value 2", "empty dict",
              "nan value", "inf value", "-inf value", "huge int value", "text value", "bool value",
              "off-board action", "float action", "occupied cell", "finished game",
              "impossible position", "wrong side to move", "mixed sides", "side disagrees",

@@ -333,7 +333,8 @@ def bad_file(tmp_path, kind: str):
 
 BAD_KINDS = ("truncated", "one byte short", "empty", "random bytes", "zero bytes", "text file",
              "python source", "zip without a table", "damaged deflated data", "tensor",
-             "tensor value", "tensor side", "tensor version", "list", "number", "dict of junk", "Nim table", "Connect Four board", "board value 2", "empty dict",
+             "tensor value", "tensor side", "tensor version", "list", "number", "dict of junk",
+             "Nim table", "Connect Four board", "board value 2", "empty dict",
              "nan value", "inf value", "-inf value", "huge int value", "text value", "bool value",
              "off-board action", "float action", "occupied cell", "finished game",
              "impossible position", "wrong side to move", "mixed sides", "side disagrees",

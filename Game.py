@@ -6,7 +6,7 @@
     python Game.py --x human --o human                 # two people, one mouse
 
 Click an empty cell to move. R starts a new game, H shows what the computer thinks of each empty
-cell (its Q-values, or its move probabilities), Esc or closing the window quits.
+cell (its Q-values, or its move probabilities), Esc, Ctrl-C or closing the window quits.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Callable
 
 # pygame greets on import unless told not to; scripts should print only their own output.
@@ -22,43 +22,28 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 
 import cli
-from Agent import PolicyUnknown
-from players.specs import is_table_path, make_agent, parse_spec
-from Graphics import (DEFAULT_SIZE, PROBABILITIES, Q_VALUES, SEARCH_SCORES, TITLE, VALUE_NAMES,
-                      Graphics, Overlay, View)
-from Human_Agent import Human_Agent
+from Graphics import DEFAULT_SIZE, TITLE, Graphics, View
+from gui import captions
+from gui.display import NoDisplay, open_window, save_screenshot, screenshot_problem
+from gui.thinking import Thinking
+from gui.values import Overlay
+from Human_Agent import LEFT_BUTTON, Human_Agent
+from players.specs import make_agent
 from State import DRAW, O, O_WON, X, X_WON, State, symbol
 from TicTacToe import Action, TicTacToe
 
-DEFAULT_X = "Data/Q_MC_X.pth"
+# The shipped table, found beside this file wherever the game is started from.
+DEFAULT_TABLE = "Data/Q_MC_X.pth"
+DEFAULT_X = os.path.join(os.path.dirname(os.path.abspath(__file__)), *DEFAULT_TABLE.split("/"))
 DEFAULT_O = "human"
 DEFAULT_DELAY = 1.5      # seconds a finished game stays on screen
+HUMAN_PAUSE = 1.0        # ... and at least this long when a person plays, even with --delay 0
 THINK_SHARE = 1 / 3      # the computer's pause before a move, as a share of the delay
-FRAMES_PER_SECOND = 30
-
-
-def computer_values(agent, state: State) -> Overlay | None:
-    """What ``agent`` thinks of each legal move in ``state``: its Q-values if it has a Q-table,
-    the scores it chooses by if it is a search agent (``analyse``), otherwise its move
-    probabilities; ``None`` if it cannot say."""
-    if hasattr(agent, "get_Q"):
-        return Overlay({action: agent.get_Q(state, action) for action in state.legal_actions()},
-                       Q_VALUES)
-    if hasattr(agent, "analyse"):
-        return Overlay(dict(agent.analyse(state)), SEARCH_SCORES)
-    try:
-        probs = agent.action_probs(state)
-    except PolicyUnknown:
-        return None
-    return Overlay({action: probs.get(action, 0.0) for action in state.legal_actions()},
-                   PROBABILITIES)
-
-
-def short_name(spec: str) -> str:
-    """A spec as the header shows it: a table by its file name, an agent by its name."""
-    if is_table_path(spec.strip()):
-        return os.path.splitext(os.path.basename(spec.strip()))[0]
-    return parse_spec(spec)[0]
+FRAMES_PER_SECOND = 30   # how often the window looks for events; it draws only what changed
+RESIZE_EVENTS = (pygame.VIDEORESIZE, pygame.WINDOWSIZECHANGED)
+# Events after which the window must be painted again although the game did not change.
+REDRAW_EVENTS = (*RESIZE_EVENTS, pygame.VIDEOEXPOSE, pygame.WINDOWEXPOSED, pygame.WINDOWSHOWN,
+                 pygame.WINDOWRESTORED)
 
 
 class Game:
@@ -71,8 +56,10 @@ class Game:
 
     The rules live in ``TicTacToe``: every move goes through ``env.move``, which refuses illegal
     ones, and only the player to move is asked for a move, so nobody moves out of turn or twice and
-    a finished game never changes. Computer players are asked on a worker thread (``background``),
-    so a slow one never freezes the window; ``background=False`` asks them directly (for tests).
+    a finished game never changes. A click reaches the board in one step: ``handle`` asks
+    ``graphics.calc_row_col`` for the cell and plays it if a person is to move and it is empty.
+    Computer players are asked on a worker thread (``background``), so a slow one never freezes
+    the window and quitting never waits for it; ``background=False`` asks them directly (tests).
     """
 
     def __init__(self, x_spec: str = DEFAULT_X, o_spec: str = DEFAULT_O, seed: int | None = None,
@@ -93,7 +80,7 @@ class Game:
         self.show_values = False
         self.running = True
         self.screen: pygame.Surface | None = None
-        self._executor = ThreadPoolExecutor(max_workers=1) if background else None
+        self.thinking = Thinking(background)
         self.new_game()
 
     # --- who is who --------------------------------------------------------------------------------
@@ -105,14 +92,6 @@ class Game:
         """Whether ``side`` is the one person playing against the computer."""
         return self.is_human(side) and not self.is_human(-side)
 
-    def label(self, side: int) -> str:
-        """How the header names ``side``: "You (O)", "X" (two people) or "Q_MC_X (X)"."""
-        if self.is_you(side):
-            return f"You ({symbol(side)})"
-        if self.is_human(side):
-            return symbol(side)
-        return f"{short_name(self.specs[side])} ({symbol(side)})"
-
     # --- the game ----------------------------------------------------------------------------------
     def new_game(self) -> None:
         """Start a new game on the empty board (an unfinished game is dropped, not scored)."""
@@ -120,8 +99,7 @@ class Game:
         self.moves: list[tuple[State, Action]] = []
         self.finished_at: float | None = None
         self.turn_started = self.clock()
-        self._pending: tuple[State, Future] | None = None
-        self._values: dict[State, Future] = {}
+        self.thinking.forget()
 
     def play(self, action: Action) -> None:
         """Play ``action`` for the side to move (``env.move`` refuses an illegal one)."""
@@ -138,6 +116,13 @@ class Game:
         """The computer's pause before moving; with the values shown, long enough to read them."""
         return self.delay if self.show_values else self.delay * THINK_SHARE
 
+    def pause(self) -> float:
+        """How long a finished game stays on screen: ``delay``, and at least ``HUMAN_PAUSE`` when a
+        person plays, so the result is always seen and late clicks never reach the next game."""
+        if self.is_human(X) or self.is_human(O):
+            return max(self.delay, HUMAN_PAUSE)
+        return self.delay
+
     def handle(self, event: pygame.event.Event) -> None:
         """React to one event: quit, a key (R, H, Esc), a new window size, or a click."""
         if not self.running:
@@ -151,23 +136,23 @@ class Game:
                 self.new_game()
             elif event.key == pygame.K_h:
                 self.show_values = not self.show_values
-        elif event.type == pygame.VIDEORESIZE:
-            self.resize((event.w, event.h))
-        elif event.type == pygame.MOUSEBUTTONDOWN:
+        elif event.type in RESIZE_EVENTS:
+            self.resize(event.size if event.type == pygame.VIDEORESIZE else (event.x, event.y))
+        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == LEFT_BUTTON:
             state = self.env.position
             if not state.end_of_game and self.is_human(state.player):
-                action = self.agents[state.player]([event], state)
-                if action is not None:
-                    self.play(action)
+                cell = self.graphics.calc_row_col(event.pos)
+                if cell is not None and self.env.legal(state, cell):
+                    self.play(cell)
 
     def step(self) -> None:
         """Let the computer move once its pause is over; start the next game (or stop after
-        ``games`` games) once a finished game has been shown for ``delay`` seconds."""
+        ``games`` games) once a finished game has been shown for ``pause()`` seconds."""
         if not self.running:
             return
         now, state = self.clock(), self.env.position
         if state.end_of_game:
-            if now - self.finished_at >= self.delay:
+            if now - self.finished_at >= self.pause():
                 if self.games is not None and self.games_finished >= self.games:
                     self.running = False
                 else:
@@ -175,84 +160,29 @@ class Game:
             return
         if self.is_human(state.player):
             return
-        if self._pending is None or self._pending[0] is not state:
-            self._values_future()  # with H on, the values are worked out first, then the move
-            self._pending = (state, self._ask(self.agents[state.player], None, state))
-        future = self._pending[1]
+        self.values_future()  # with H on, the values are worked out first, then the move
+        future = self.thinking.move(self.agents[state.player], state)
         if future.done() and now - self.turn_started >= self.think_time():
-            self._pending = None
             self.play(future.result())
-
-    def _ask(self, function: Callable, *args) -> Future:
-        """Run ``function(*args)`` on the worker thread (or right here without one)."""
-        if self._executor is not None:
-            return self._executor.submit(function, *args)
-        future: Future = Future()
-        try:
-            future.set_result(function(*args))
-        except Exception as error:  # handed on to whoever reads the result, as a worker would
-            future.set_exception(error)
-        return future
 
     # --- what the window shows ---------------------------------------------------------------------
     def overlay(self) -> Overlay | None:
         """The values of the computer to move, when H is on and they are ready; else ``None``."""
-        future = self._values_future()
+        future = self.values_future()
         return future.result() if future is not None and future.done() else None
 
-    def _values_future(self) -> Future | None:
+    def values_future(self) -> Future | None:
         """The values of the computer to move, asked for once per position while H is on."""
         state = self.env.position
         if not self.show_values or state.end_of_game or self.is_human(state.player):
             return None
-        if state not in self._values:
-            self._values[state] = self._ask(computer_values, self.agents[state.player], state)
-        return self._values[state]
-
-    def status(self) -> str:
-        """The header's first line: whose turn it is, or who won."""
-        state = self.env.position
-        result = state.end_of_game
-        if result == DRAW:
-            return "Draw"
-        if result:
-            winner = X if result == X_WON else O
-            return "You win!" if self.is_you(winner) else f"{self.label(winner)} wins"
-        side = state.player
-        if self.is_you(side):
-            return f"Your move ({symbol(side)})"
-        if self.is_human(side):
-            return f"{symbol(side)} to move"
-        return f"{self.label(side)} is thinking..."
-
-    def score_line(self) -> str:
-        """The header's second line: the running score."""
-        return (f"{self.label(X)} {self.score[X_WON]}  ·  {self.label(O)} {self.score[O_WON]}"
-                f"  ·  draws {self.score[DRAW]}")
-
-    def footer(self) -> str:
-        """The footer line: the keys, and with H on whose values are shown (or why none are)."""
-        keys = "R new game  ·  H values  ·  Esc quit"
-        state = self.env.position
-        if self.show_values and not state.end_of_game:
-            if all(map(self.is_human, (X, O))):
-                return f"H on: no computer player to show values for  ·  {keys}"
-            if self.is_human(state.player):
-                return f"H on: the computer's values show on its turn  ·  {keys}"
-            future = self._values_future()
-            if not future.done():
-                return f"H on: working out the values of {self.label(state.player)}"
-            overlay = future.result()
-            if overlay is None:
-                return f"H on: {self.label(state.player)} cannot state its values  ·  {keys}"
-            return f"H on: {VALUE_NAMES[overlay.kind]} of {self.label(state.player)}  ·  {keys}"
-        return f"Click a cell  ·  {keys}" if any(map(self.is_human, (X, O))) else keys
+        return self.thinking.values(self.agents[state.player], state)
 
     def view(self) -> View:
         """Everything the window shows now."""
         last = self.moves[-1][1] if self.moves else None
-        return View(self.env.position, self.status(), self.score_line(), self.footer(),
-                    self.overlay(), last)
+        return View(self.env.position, captions.status(self), captions.score_line(self),
+                    captions.footer(self), self.overlay(), last)
 
     def render(self, surface: pygame.Surface | None = None) -> pygame.Surface:
         """Draw the game onto ``surface`` (default: the window, or a new image if there is none)."""
@@ -262,80 +192,97 @@ class Game:
 
     # --- the window --------------------------------------------------------------------------------
     def resize(self, size: tuple[int, int]) -> None:
-        """Lay everything out for a new window size (the window follows if it is open)."""
-        size = self.graphics.resize(size)
+        """Lay everything out for a new window size. With the window open, its own surface says
+        the size (pygame 2 has already resized it, in the same window); else ``size`` does."""
         if self.screen is not None:
-            self.screen = pygame.display.set_mode(size, pygame.RESIZABLE)
+            self.screen = pygame.display.get_surface()
+            size = self.screen.get_size()
+        self.graphics.resize(size)
 
     def open_window(self) -> None:
-        """Open the window (``pygame.error`` if there is no display)."""
-        pygame.display.init()
-        self.screen = pygame.display.set_mode(self.graphics.size, pygame.RESIZABLE)
-        pygame.display.set_caption(f"{TITLE}: {self.label(X)} against {self.label(O)}")
+        """Open the window: ``NoDisplay`` if it could only be unseen, ``pygame.error`` if SDL
+        cannot open one."""
+        players = f"{captions.label(self, X)} against {captions.label(self, O)}"
+        self.screen = open_window(self.graphics.size, f"{TITLE}: {players}", resizable=True)
 
     def close(self) -> None:
-        """Close the window and drop any computer move still being worked out."""
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
+        """Close the window and abandon any computer move still being worked out."""
+        self.thinking.close()
         if self.screen is not None:
             pygame.display.quit()
             self.screen = None
 
     def run(self) -> int:
         """Show the window and play until it is closed or ``games`` games are done; return the
-        number of finished games."""
+        number of finished games. Idle, it only looks for events: it paints the window when the
+        game changed or the window asks to be painted."""
         if self.screen is None:
             self.open_window()
         frame_clock = pygame.time.Clock()
+        shown: View | None = None
         while self.running:
-            for event in pygame.event.get():
+            events = pygame.event.get()
+            for event in events:
                 self.handle(event)
             self.step()
-            self.render()
-            pygame.display.flip()
+            view = self.view()
+            if view != shown or any(event.type in REDRAW_EVENTS for event in events):
+                self.graphics.draw(self.screen, view)
+                pygame.display.flip()
+                shown = view
+            # Clock.tick sleeps till the next frame: idle, the process waits here. (pygame's
+            # event.wait looks for events every millisecond inside, which costs more while idle.)
             frame_clock.tick(FRAMES_PER_SECOND)
         return self.games_finished
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The command line: parse, open the window, play, print the final score."""
+    """The command line: parse, open the window, play, print the final score (also after Ctrl-C,
+    which then exits with status 130)."""
     parser = cli.Parser(prog="Game.py", description=__doc__.split("\n\n")[0],
                         epilog="In the window: click an empty cell to move, R starts a new game, "
-                               "H shows the computer's values on the board, Esc or closing the "
-                               "window quits.")
+                               "H shows the computer's values on the board, Esc, Ctrl-C or "
+                               "closing the window quits.")
     parser.add_argument("--x", default=DEFAULT_X, metavar="SPEC",
                         help=f"who plays X: human, random, advanced, minimax, playout, mcts or a "
-                             f"Q-table path (default: {DEFAULT_X})")
+                             f"Q-table path (default: {DEFAULT_TABLE} beside Game.py)")
     parser.add_argument("--o", default=DEFAULT_O, metavar="SPEC",
                         help=f"who plays O, likewise (default: {DEFAULT_O})")
     parser.add_argument("--games", type=cli.count, default=None, metavar="N",
                         help="stop after this many games (default: play until the window closes)")
     parser.add_argument("--delay", type=cli.seconds, default=DEFAULT_DELAY, metavar="S",
-                        help=f"seconds a finished game stays on screen; the computer pauses a third "
-                             f"of this before each move (default: {DEFAULT_DELAY}; 0 = full speed)")
+                        help=f"seconds a finished game stays on screen (at least {HUMAN_PAUSE:g} "
+                             f"when a person plays); the computer pauses a third of this before "
+                             f"each move (default: {DEFAULT_DELAY}; 0 = full speed)")
     parser.add_argument("--seed", type=cli.seed, default=None, metavar="N",
                         help="random seed for the computer players (default: a fresh one)")
-    parser.add_argument("--screenshot", default=None, metavar="PATH",
+    parser.add_argument("--screenshot", type=cli.path, default=None, metavar="PATH",
                         help="save the window as a PNG image when the game closes")
     args = parser.parse_args(argv)
-    if args.screenshot is not None:
-        folder = os.path.dirname(os.path.abspath(args.screenshot))
-        if not args.screenshot.lower().endswith(".png") or not os.path.isdir(folder):
-            parser.error(f"--screenshot: {args.screenshot!r} must be a .png path in an "
-                         "existing folder")
+    if args.screenshot is not None and (problem := screenshot_problem(args.screenshot)):
+        parser.error(f"--screenshot: {problem}")
     game = Game(args.x, args.o, seed=args.seed, delay=args.delay, games=args.games)
+    interrupted = False
     try:
         try:
             game.open_window()
+        except NoDisplay as error:
+            cli.fail(f"error: {error}")
         except pygame.error as error:
             cli.fail(f"error: cannot open a window ({error}); on a machine without a display "
                      "set SDL_VIDEODRIVER=dummy")
-        game.run()
-        if args.screenshot is not None:
-            pygame.image.save(game.screen, args.screenshot)
+        try:
+            game.run()
+        except KeyboardInterrupt:
+            interrupted = True
+        unsaved = args.screenshot is not None and save_screenshot(game.screen, args.screenshot)
     finally:
         game.close()
-    print(f"Score: {game.score_line()}")
+    print(f"Score: {captions.score_line(game)}")
+    if interrupted:
+        raise KeyboardInterrupt  # cli.run says "Interrupted." and exits with status 130
+    if unsaved:
+        cli.fail(f"error: --screenshot: {unsaved}")
     return 0
 
 

@@ -11,9 +11,11 @@ The course's own scripts use it directly: ``from Graphics import *`` gives ``Gra
 ``FPS``; ``graphics = Graphics()`` opens the window, ``graphics(state)`` shows a state in it.
 
 The H overlay shades every empty cell by what the computer thinks of it (a Q-value, a move
-probability, or the score a search agent chooses by) and writes the number in the cell: green for a positive value, purple for a negative
-one, the stronger the larger (the largest value of the position gets the strongest colour). The
-cell(s) with the largest value, the computer's choice, are outlined.
+probability, or the score a search agent chooses by) and writes the number in the cell: green for
+a positive value, purple for a negative one, the stronger the larger (the largest value of the
+position gets the strongest colour). The cell(s) with the largest value, the computer's choice,
+are outlined. Colours and shapes are in ``gui/paint.py``, the overlay's numbers in
+``gui/values.py``.
 """
 
 from __future__ import annotations
@@ -25,58 +27,29 @@ from typing import NamedTuple
 # pygame greets on import unless told not to; scripts should print only their own output.
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
-import pygame.gfxdraw
 
+from gui import paint
+from gui.display import open_window
+from gui.values import Overlay, best_cells, format_value, shown_values
 from State import DRAW, EMPTY, SIZE, WIN_LINES, X, State, symbol
 
 Action = tuple[int, int]
-Colour = tuple[int, int, int]
 
 FPS = 30                 # frames per second of the course's game loop (clock.tick(FPS))
 TITLE = "Tic-Tac-Toe"
 DEFAULT_SIZE = (480, 600)
-MIN_SIZE = (240, 300)
-
-BACKGROUND: Colour = (246, 243, 235)
-HEADER_BACKGROUND: Colour = (38, 50, 72)
-HEADER_TEXT: Colour = (245, 245, 245)
-SCORE_TEXT: Colour = (178, 190, 212)
-FOOTER_TEXT: Colour = (105, 110, 125)
-GRID: Colour = (60, 64, 80)
-X_COLOUR: Colour = (45, 85, 160)
-O_COLOUR: Colour = (200, 60, 50)
-WIN_LINE: Colour = (30, 30, 30)
-LAST_MOVE: Colour = (250, 232, 170)
-NUMBER_TEXT: Colour = (25, 25, 25)
-
-# Overlay colours: a positive value (a good move, a likely move) shades green, a negative purple.
-GOOD: Colour = (40, 165, 85)
-BAD: Colour = (145, 70, 185)
-# The strongest value of a position mixes this much of its colour into the cell.
-MAX_SHADE = 0.8
-CHOICE: Colour = (20, 95, 50)   # outline of the cell(s) with the largest value
-
-# Kinds of overlay values: Q-values of a table, move probabilities of a policy, and the numbers
-# a search agent chooses by (win rates, mean results or visit counts), each with its name.
-Q_VALUES, PROBABILITIES, SEARCH_SCORES = "q", "p", "s"
-VALUE_NAMES = {Q_VALUES: "Q-values", PROBABILITIES: "move probabilities",
-               SEARCH_SCORES: "search scores"}
+MIN_SIZE = (240, 300)    # a smaller window shows this layout cut off at its edges
 
 # Proportions of the layout, relative to the window or to one cell.
 HEADER_SHARE, FOOTER_SHARE, MARGIN_SHARE = 0.15, 0.06, 0.04
 MIN_HEADER, MIN_FOOTER = 60, 26   # pixels: below this the text would be too small to read
 MARK_INSET = 0.22        # X and O keep this share of the cell free on each side
 MARK_WIDTH = 0.09        # stroke of X and O
+WIN_WIDTH = 0.06         # the line through a win
 GRID_WIDTH = 0.014       # grid lines, relative to the board side
 CHOICE_BORDER = 0.025    # outline of the computer's choice, relative to the cell
 NUMBER_SIZE = 0.24       # overlay numbers, relative to the cell
-
-
-class Overlay(NamedTuple):
-    """The computer's view of the empty cells: ``values`` maps each to a Q-value (``kind`` "q"),
-    a move probability ("p") or a search agent's score ("s")."""
-    values: dict[Action, float]
-    kind: str
+TEXT_ROOM = 0.94         # text keeps within this share of the window's (or a cell's) width
 
 
 class View(NamedTuple):
@@ -88,28 +61,6 @@ class View(NamedTuple):
     footer: str
     overlay: Overlay | None = None
     last_move: Action | None = None
-
-
-def shade(value: float, largest: float) -> Colour:
-    """The cell colour for an overlay ``value`` when the largest size among the shown values is
-    ``largest``: the background mixed with green (value >= 0) or purple (value < 0), in proportion
-    to ``|value| / largest``. So the strongest value of a position gets the strongest colour, and
-    zero leaves the background."""
-    if not (math.isfinite(value) and math.isfinite(largest)):
-        raise ValueError(f"overlay values must be finite numbers, got {value!r} of {largest!r}")
-    hue = BAD if value < 0 else GOOD
-    share = MAX_SHADE * min(1.0, abs(value) / largest) if largest > 0 else 0.0
-    return tuple(round(b + (h - b) * share) for b, h in zip(BACKGROUND, hue))
-
-
-def format_value(value: float, kind: str) -> str:
-    """The number written in a shaded cell: a signed Q-value ``+0.83``, a probability as a
-    percentage ``50%``, a search score ``0.62`` (or a count such as ``1234``)."""
-    if kind == Q_VALUES:
-        return f"{value:+.2f}"
-    if kind == PROBABILITIES:
-        return f"{value:.0%}"
-    return f"{value:.2f}" if abs(value) < 10 else f"{value:.0f}"
 
 
 def status_line(state: State) -> str:
@@ -144,9 +95,7 @@ class Graphics:
         self.resize(size)
         self.screen: pygame.Surface | None = None
         if window:
-            pygame.display.init()
-            self.screen = pygame.display.set_mode(self.size)
-            pygame.display.set_caption(TITLE)
+            self.screen = open_window(self.size, TITLE, resizable=False)
 
     def __call__(self, state: State) -> None:
         """Show ``state`` in the window (the course's ``graphics(env.state)``): the board, whose
@@ -193,67 +142,69 @@ class Graphics:
     # --- drawing ---------------------------------------------------------------------------------
     def draw(self, surface: pygame.Surface, view: View) -> None:
         """Paint ``view`` onto ``surface`` (which should have this layout's size)."""
-        surface.fill(BACKGROUND)
+        surface.fill(paint.BACKGROUND)
         self._draw_header(surface, view)
         self._draw_cells(surface, view)
         self._draw_grid(surface)
         self._draw_marks(surface, view)
         self._draw_win(surface, view.state)
-        self._text(surface, view.footer, self.footer.height * 0.5, FOOTER_TEXT, self.footer.center)
+        self._text(surface, view.footer, self.footer.height * 0.5, paint.FOOTER_TEXT,
+                   self.footer.center)
 
     def _draw_header(self, surface: pygame.Surface, view: View) -> None:
-        surface.fill(HEADER_BACKGROUND, self.header)
+        surface.fill(paint.HEADER_BACKGROUND, self.header)
         top, height = self.header.top, self.header.height
-        self._text(surface, view.status, height * 0.40, HEADER_TEXT,
+        self._text(surface, view.status, height * 0.40, paint.HEADER_TEXT,
                    (self.header.centerx, top + height * 0.36))
-        self._text(surface, view.score, height * 0.24, SCORE_TEXT,
+        self._text(surface, view.score, height * 0.24, paint.SCORE_TEXT,
                    (self.header.centerx, top + height * 0.76))
 
     def _draw_cells(self, surface: pygame.Surface, view: View) -> None:
         """Cell backgrounds: the last move highlighted; with the overlay, empty cells shaded and
         numbered, and the cells of the largest value (the computer's choice) outlined."""
         if view.last_move is not None:
-            surface.fill(LAST_MOVE, self.cell_rect(view.last_move))
+            surface.fill(paint.LAST_MOVE, self.cell_rect(view.last_move))
         if view.overlay is None:
             return
-        values = {action: value for action, value in view.overlay.values.items()
-                  if view.state.board[action] == EMPTY}
+        values = shown_values(view.overlay, view.state)
         if not values:
             return
         largest = max(abs(value) for value in values.values())
-        best = max(values.values())
-        choice_is_clear = min(values.values()) < best
+        border = max(2, round(self.cell * CHOICE_BORDER))
         for action, value in values.items():
             rect = self.cell_rect(action)
-            surface.fill(shade(value, largest), rect)
+            surface.fill(paint.shade(value, largest), rect)
             self._text(surface, format_value(value, view.overlay.kind), self.cell * NUMBER_SIZE,
-                       NUMBER_TEXT, rect.center)
-            if choice_is_clear and value == best:
-                border = max(2, round(self.cell * CHOICE_BORDER))
-                pygame.draw.rect(surface, CHOICE, rect.inflate(-3 * border, -3 * border), border)
+                       paint.NUMBER_TEXT, rect.center, room=self.cell * TEXT_ROOM)
+        for action in best_cells(values):
+            rect = self.cell_rect(action).inflate(-3 * border, -3 * border)
+            pygame.draw.rect(surface, paint.CHOICE, rect, border)
 
     def _draw_grid(self, surface: pygame.Surface) -> None:
         width = max(2, round(self.board.width * GRID_WIDTH))
         for i in range(1, SIZE):
             offset = i * self.cell - width // 2
-            surface.fill(GRID, (self.board.left + offset, self.board.top, width, self.board.height))
-            surface.fill(GRID, (self.board.left, self.board.top + offset, self.board.width, width))
+            surface.fill(paint.GRID, (self.board.left + offset, self.board.top, width,
+                                      self.board.height))
+            surface.fill(paint.GRID, (self.board.left, self.board.top + offset, self.board.width,
+                                      width))
 
     def _draw_marks(self, surface: pygame.Surface, view: View) -> None:
         stroke = max(3, round(self.cell * MARK_WIDTH))
+        inset = round(self.cell * MARK_INSET)
         for index, value in enumerate(view.state.cells):
             if value == EMPTY:
                 continue
             action = divmod(index, SIZE)
             rect = self.cell_rect(action)
-            inset = round(self.cell * MARK_INSET)
             inner = rect.inflate(-2 * inset, -2 * inset)
             if value == X:
-                _thick_line(surface, X_COLOUR, inner.topleft, inner.bottomright, stroke)
-                _thick_line(surface, X_COLOUR, inner.bottomleft, inner.topright, stroke)
+                paint.thick_line(surface, paint.X_COLOUR, inner.topleft, inner.bottomright, stroke)
+                paint.thick_line(surface, paint.X_COLOUR, inner.bottomleft, inner.topright, stroke)
             else:
-                inside = LAST_MOVE if action == view.last_move else BACKGROUND
-                _ring(surface, O_COLOUR, rect.center, inner.width // 2 + stroke // 2, stroke, inside)
+                inside = paint.LAST_MOVE if action == view.last_move else paint.BACKGROUND
+                paint.ring(surface, paint.O_COLOUR, rect.center, inner.width // 2 + stroke // 2,
+                           stroke, inside)
 
     def _draw_win(self, surface: pygame.Surface, state: State) -> None:
         ends = winning_line(state)
@@ -265,7 +216,7 @@ class Graphics:
         reach = self.cell * 0.3 / math.hypot(dx, dy)
         start = (start[0] - dx * reach, start[1] - dy * reach)
         end = (end[0] + dx * reach, end[1] + dy * reach)
-        _thick_line(surface, WIN_LINE, start, end, max(3, round(self.cell * 0.05)))
+        paint.win_line(surface, start, end, max(3, round(self.cell * WIN_WIDTH)))
 
     def _font(self, pixels: float) -> pygame.font.Font:
         size = max(8, round(pixels))
@@ -273,40 +224,16 @@ class Graphics:
             self._fonts[size] = pygame.font.Font(None, size)  # pygame's bundled font
         return self._fonts[size]
 
-    def _text(self, surface: pygame.Surface, text: str, pixels: float, colour: Colour,
-              center: tuple[float, float]) -> None:
-        """Write ``text`` centred on ``center``, shrunk if needed to fit the window's width."""
+    def _text(self, surface: pygame.Surface, text: str, pixels: float, colour: paint.Colour,
+              center: tuple[float, float], room: float | None = None) -> None:
+        """Write ``text`` centred on ``center``, shrunk if needed to fit ``room`` pixels of width
+        (default: the window's width)."""
         if not text:
             return
         image = self._font(pixels).render(text, True, colour)
-        room = self.size[0] * 0.94
+        room = self.size[0] * TEXT_ROOM if room is None else room
         if image.get_width() > room:
             scale = room / image.get_width()
             image = pygame.transform.smoothscale(
                 image, (round(image.get_width() * scale), max(1, round(image.get_height() * scale))))
         surface.blit(image, image.get_rect(center=(round(center[0]), round(center[1]))))
-
-
-def _thick_line(surface: pygame.Surface, colour: Colour, start, end, width: int) -> None:
-    """A smooth line ``width`` pixels thick with round ends (pygame's own thick lines are jagged)."""
-    (x1, y1), (x2, y2) = start, end
-    length = math.hypot(x2 - x1, y2 - y1) or 1.0
-    nx, ny = -(y2 - y1) / length * width / 2, (x2 - x1) / length * width / 2
-    corners = [(x1 + nx, y1 + ny), (x2 + nx, y2 + ny), (x2 - nx, y2 - ny), (x1 - nx, y1 - ny)]
-    pygame.gfxdraw.aapolygon(surface, corners, colour)
-    pygame.gfxdraw.filled_polygon(surface, corners, colour)
-    for x, y in (start, end):
-        _disc(surface, colour, (x, y), width / 2)
-
-
-def _disc(surface: pygame.Surface, colour: Colour, center, radius: float) -> None:
-    x, y, r = round(center[0]), round(center[1]), max(1, round(radius))
-    pygame.gfxdraw.aacircle(surface, x, y, r, colour)
-    pygame.gfxdraw.filled_circle(surface, x, y, r, colour)
-
-
-def _ring(surface: pygame.Surface, colour: Colour, center, radius: int, width: int,
-          inside: Colour) -> None:
-    """A smooth ring: a disc of ``colour`` with a disc of the cell's colour ``inside`` on top."""
-    _disc(surface, colour, center, radius)
-    _disc(surface, inside, center, radius - width)

@@ -22,12 +22,14 @@ class HumanMoveError(ValueError):
 class Human_Agent(Agent):
     """A person playing ``player`` (1 X, -1 O) by clicking in the window drawn by ``graphics``.
 
-    ``agent(events, state)`` returns the cell of the first left click on an empty cell when it is
-    this player's turn in ``state``, and ``None`` otherwise: clicks on occupied cells, outside the
-    board, with another button, or out of turn are ignored. So the game loop simply asks again with
-    the next events until it gets a move.
+    The course's game loop asks ``agent(events, state)``: the cell of the first left click on an
+    empty cell when it is this player's turn in ``state``, and ``None`` otherwise (clicks on
+    occupied cells, outside the board, with another button, or out of turn are ignored), so the
+    loop simply asks again with the next events until it gets a move. ``get_action(events)`` is
+    the course's other way to ask: the same click, in the live game.
 
-    ``get_action(events)`` is the course's other way to ask: the same click, in the live game.
+    ``Game.py`` uses this class to know which sides people play, and reads their clicks itself
+    (``graphics.calc_row_col``, then ``env.move``): a click there does not go round through here.
 
     A human cannot state move probabilities, and cannot be asked for a move in a position without
     a window: ``action_probs``, and ``get_action`` given a state, raise ``HumanMoveError`` (a

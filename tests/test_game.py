@@ -12,14 +12,19 @@ from pathlib import Path
 
 import pygame
 import pytest
+from pygame._sdl2.video import Window
 
 import cli
 import Game as game_module
 from AI_Agent import AI_Agent
 from Agent import PolicyUnknown
-from Game import Game, computer_values
-from Graphics import BACKGROUND, CHOICE, GOOD, MIN_SIZE, Graphics, shade
+from Game import Game
+from Graphics import MIN_SIZE, Graphics
+from gui.captions import footer, label, score_line, status
+from gui.paint import BACKGROUND, CHOICE, GOOD, shade
+from gui.thinking import computer_values
 from Human_Agent import Human_Agent, HumanMoveError
+from players.playout import Playout_Agent
 from State import DRAW, EMPTY, O, O_WON, X, X_WON, State
 from TicTacToe import TicTacToe
 
@@ -181,7 +186,7 @@ def test_a_won_game_is_scored_shown_and_never_changes():
     final = game.env.position
     assert final.end_of_game == X_WON and game.games_finished == 1
     assert game.score == {X_WON: 1, O_WON: 0, DRAW: 0}
-    assert game.status() == "X wins" and "X 1" in game.score_line()
+    assert status(game) == "X wins" and "X 1" in score_line(game)
     for cell in ALL_CELLS:
         click(game, cell)
     press(game, pygame.K_h)
@@ -208,10 +213,10 @@ def test_r_starts_a_new_game_without_scoring_the_old_one():
 
 def test_you_against_the_computer_header():
     game, _ = make_game("random", "human", seed=5)
-    assert game.status() == "random (X) is thinking..."
+    assert status(game) == "random (X) is thinking..."
     game.step()
-    assert game.status() == "Your move (O)"
-    assert game.score_line() == "random (X) 0  ·  You (O) 0  ·  draws 0"
+    assert status(game) == "Your move (O)"
+    assert score_line(game) == "random (X) 0  ·  You (O) 0  ·  draws 0"
 
 
 @pytest.mark.parametrize("event", [
@@ -247,19 +252,41 @@ def test_closing_while_the_computer_thinks_on_its_thread():
         game.close()
 
 
-def test_resizing_the_window_lays_the_board_out_again():
+def resize_window(game, size):
+    """Resize the open window as a drag of its frame does (SDL sets the window's size) and hand
+    the game the events that causes."""
+    Window.from_display_module().size = size
+    for event in pygame.event.get():
+        game.handle(event)
+
+
+def test_resizing_keeps_the_same_window_and_lays_the_board_out_again(monkeypatch):
     game, _ = make_game("human", "human")
     game.open_window()
     try:
-        game.handle(pygame.event.Event(pygame.VIDEORESIZE, w=320, h=720, size=(320, 720)))
-        assert game.graphics.size == (320, 720) and game.screen.get_size() == (320, 720)
+        window_id, surface = Window.from_display_module().id, game.screen
+
+        def new_window(*args, **kwargs):
+            raise AssertionError("set_mode makes a new window")
+        monkeypatch.setattr(pygame.display, "set_mode", new_window)
+        resize_window(game, (320, 720))
+        assert game.graphics.size == (320, 720) and surface.get_size() == (320, 720)
+        assert game.screen is surface is pygame.display.get_surface()
+        assert Window.from_display_module().id == window_id
         click(game, (2, 0))
         assert game.env.position.board[2, 0] == X
-        game.handle(pygame.event.Event(pygame.VIDEORESIZE, w=40, h=30, size=(40, 30)))
-        assert game.screen.get_size() == MIN_SIZE
+        assert game.render() is surface and surface.get_at(game.graphics.cell_rect((2, 0)).center) \
+            != surface.get_at(game.graphics.cell_rect((1, 1)).center)
+        resize_window(game, (40, 30))                       # smaller than the layout can be
+        assert game.graphics.size == MIN_SIZE and surface.get_size() == (40, 30)
+        assert Window.from_display_module().id == window_id
         click(game, (0, 2))
         assert game.env.position.board[0, 2] == O
-        assert game.render().get_size() == MIN_SIZE
+        game.render()                                       # the layout, cut off at the edges
+        pygame.event.clear()
+        pygame.event.post(pygame.event.Event(pygame.QUIT))
+        game.run()
+        assert Window.from_display_module().id == window_id and game.screen is surface
     finally:
         game.close()
 
@@ -338,7 +365,7 @@ def test_the_default_is_the_shipped_x_table_against_you():
     game = Game(background=False)
     assert isinstance(game.agents[X], AI_Agent) and not game.agents[X].train
     assert isinstance(game.agents[O], Human_Agent)
-    assert game.label(O) == "You (O)"
+    assert label(game, O) == "You (O)" and label(game, X) == "Q_MC_X (X)"
 
 
 # --- the H overlay -------------------------------------------------------------------------------
@@ -392,7 +419,7 @@ def test_overlay_shows_only_the_empty_cells_and_the_computers_turn(tmp_path):
     game, _ = make_game("human", table_file(tmp_path, O, q, state), delay=1.0)
     press(game, pygame.K_h)
     assert game.overlay() is None                           # the human's turn: nothing shown
-    assert "on its turn" in game.footer()
+    assert "on its turn" in footer(game)
     click(game, (0, 0))
     overlay = game.overlay()
     assert overlay.values == q and (0, 0) not in overlay.values
@@ -431,11 +458,8 @@ def test_overlay_with_the_shipped_table_marks_its_choice():
         cell: agent.get_Q(state, cell) for cell in ALL_CELLS}
 
 
-class Searcher:
+class Searcher(Playout_Agent):
     """A stand-in search agent: it chooses by scores it can show (``analyse``)."""
-    def __init__(self, player):
-        self.player = player
-
     def analyse(self, state):
         return {action: 0.1 * i for i, action in enumerate(state.legal_actions())}
 
@@ -458,10 +482,10 @@ class Mystery:
 def test_overlay_of_a_search_agent_shows_its_scores_and_others_say_why_not():
     game, _ = make_game("random", "human", delay=1.0)
     press(game, pygame.K_h)
-    game.agents[X] = Searcher(X)
+    game.agents[X] = Searcher(X, game.env)
     overlay = game.overlay()
     assert overlay.kind == "s" and overlay.values[(2, 2)] == pytest.approx(0.8)
-    assert "search scores of random (X)" in game.footer()
+    assert "search scores of random (X)" in footer(game)
     image = game.render()
     scores = {cell: hue_score(image.get_at(probe(game.graphics, cell))) for cell in ALL_CELLS}
     assert max(scores, key=scores.get) == (2, 2) and scores[(0, 0)] == 0
@@ -469,7 +493,7 @@ def test_overlay_of_a_search_agent_shows_its_scores_and_others_say_why_not():
     press(game, pygame.K_h)
     game.agents[X] = Mystery(X)
     assert computer_values(game.agents[X], game.env.position) is None
-    assert game.overlay() is None and "cannot state its values" in game.footer()
+    assert game.overlay() is None and "cannot state its values" in footer(game)
     game.render()
 
 
@@ -553,9 +577,12 @@ def fuzz(seed, events, table):
                 if rng.random() < RENDER_SHARE:
                     game.render()
                     figures["frames"] += 1
+            elif event.type == pygame.VIDEORESIZE:
+                resize_window(game, event.size)             # the real window, as a drag does
+                assert game.graphics.size == tuple(max(a, b) for a, b in zip(event.size, MIN_SIZE))
+                figures["resizes"] += 1
             else:
                 game.handle(event)
-                figures["resizes"] += event.type == pygame.VIDEORESIZE
             state = game.env.position
             restarted = event != "tick" and event.type == pygame.KEYDOWN and event.key == pygame.K_r
             new_game = moves_before > 0 and game.moves == []

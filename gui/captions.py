@@ -1,0 +1,78 @@
+"""The words in the game window: the header's two lines and the footer, read off a ``Game``."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from gui.values import VALUE_NAMES, best_cells, shown_values
+from players.specs import is_table_path, parse_spec
+from State import DRAW, O, O_WON, X, X_WON, symbol
+
+if TYPE_CHECKING:
+    from Game import Game
+
+KEYS = "R new game  ·  H values  ·  Esc quit"
+
+
+def short_name(spec: str) -> str:
+    """A spec as the header shows it: a table by its file name, an agent by its name."""
+    if is_table_path(spec.strip()):
+        return os.path.splitext(os.path.basename(spec.strip()))[0]
+    return parse_spec(spec)[0]
+
+
+def label(game: Game, side: int) -> str:
+    """How the header names ``side``: "You (O)", "X" (two people) or "Q_MC_X (X)"."""
+    if game.is_you(side):
+        return f"You ({symbol(side)})"
+    if game.is_human(side):
+        return symbol(side)
+    return f"{short_name(game.specs[side])} ({symbol(side)})"
+
+
+def status(game: Game) -> str:
+    """The header's first line: whose turn it is, or who won."""
+    state = game.env.position
+    result = state.end_of_game
+    if result == DRAW:
+        return "Draw"
+    if result:
+        winner = X if result == X_WON else O
+        return "You win!" if game.is_you(winner) else f"{label(game, winner)} wins"
+    side = state.player
+    if game.is_you(side):
+        return f"Your move ({symbol(side)})"
+    if game.is_human(side):
+        return f"{symbol(side)} to move"
+    return f"{label(game, side)} is thinking..."
+
+
+def score_line(game: Game) -> str:
+    """The header's second line: the running score."""
+    return (f"{label(game, X)} {game.score[X_WON]}  ·  {label(game, O)} {game.score[O_WON]}"
+            f"  ·  draws {game.score[DRAW]}")
+
+
+def footer(game: Game) -> str:
+    """The footer line: the keys, and with H on whose values are shown (or why none are) and what
+    the outline means (one choice, several cells equally best, or nothing stands out)."""
+    state = game.env.position
+    if not game.show_values or state.end_of_game:
+        return f"Click a cell  ·  {KEYS}" if game.is_human(X) or game.is_human(O) else KEYS
+    if game.is_human(X) and game.is_human(O):
+        return f"H on: no computer player to show values for  ·  {KEYS}"
+    if game.is_human(state.player):
+        return f"H on: the computer's values show on its turn  ·  {KEYS}"
+    who = label(game, state.player)
+    future = game.values_future()
+    if not future.done():
+        return f"H on: working out the values of {who}"
+    overlay = future.result()
+    if overlay is None:
+        return f"H on: {who} cannot state its values  ·  {KEYS}"
+    values = shown_values(overlay, state)
+    best = len(best_cells(values))
+    outline = ("its choice outlined" if best == 1 else f"{best} cells tie for best"
+               if best else "all moves equal" if values else "no move scored")
+    return f"H on: {VALUE_NAMES[overlay.kind]} of {who}, {outline}  ·  {KEYS}"

@@ -126,8 +126,10 @@ def fresh_and_warm(runs: int, episodes: int = WARM_EPISODES) -> None:
                     first.append(rates[0])
                     second.append(rates[1])
                 fresh, warm = statistics.median(first), statistics.median(second)
+                change = 1 - fresh / warm
                 print(f"  {side} vs {opponent:<8}: first call {fresh:>7,.0f}; second call "
-                      f"{warm:>7,.0f} (the first is {1 - fresh / warm:.0%} slower)")
+                      f"{warm:>7,.0f} (the first {abs(change):.0%} "
+                      f"{'slower' if change >= 0 else 'faster'})")
 
 
 def readme_commands(runs: int) -> None:

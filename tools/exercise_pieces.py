@@ -1,4 +1,5 @@
 """The exercise: its pieces, the contract that takes the place of each solution, and the hints.
+(Mostly text, in two languages, which is why the module is long.)
 
 The solved code is the only source. Inside a function, a solution is marked like this::
 

@@ -1,5 +1,8 @@
 """Running one submission: its own throw-away copy, a child process, limits, isolation.
 
+(Longer than the other modules on purpose: it is the grader's one security boundary, kept in
+one file so that it can be reviewed in one reading.)
+
 Contract: ``run_submission(submission, pristine, settings)`` writes a fresh folder ("box") inside
 ``settings.run_dir`` holding ``repo/`` -- the students' version as generated from this repository
 (``pristine``: relative path -> bytes, read into memory once) with the submission's editable

@@ -106,6 +106,11 @@ def test_it_shows_the_losing_line_of_a_weak_table(executed):
 def test_it_puts_the_dqn_next_to_the_table(executed):
     notebook, _ = executed
     text = printed(cell_printing(notebook, "DQN_Trainer.py|network \\(DQN\\)"))
-    ran = (ROOT / "DQN_Trainer.py").exists()
-    assert ("network (DQN)" in text or "cannot be measured yet" in text) if ran \
-        else "DQN_Trainer.py is not in this checkout yet" in text
+    if not (ROOT / "DQN_Trainer.py").exists():
+        assert "DQN_Trainer.py is not in this checkout yet" in text
+        return
+    assert "exact vs random" in text and "perfect moves:" in text   # the trainer's own report
+    measured = re.findall(r"^(table \(MC\)|network \(DQN\)) .* perfect moves in [\d,]+ of 2,423 X",
+                          text, re.MULTILINE)
+    assert measured == ["table (MC)", "network (DQN)"] or \
+        "the network cannot be measured here yet" in text

@@ -42,12 +42,15 @@ from tools.exercise_pieces import (  # noqa: E402
 # solutions, and import the generator).
 # The course-compatibility tests and the book's files hold whole solutions (the course's scripts,
 # the book's program), and the project's own CI is not the students'. The classroom notebook
-# draws learning curves, which only the solved trainer records.
+# draws learning curves, which only the solved trainer records. The benchmark times the solved
+# trainers (`make bench` is a teachers' target).
 TEACHERS_ONLY = ("tools/make_exercise.py", "tools/exercise_templates.py",
                  "tools/exercise_students.py", "tests/test_exercise.py", "tests/test_selfcheck.py",
                  "tools/grade.py", "tools/grading/", "tests/test_grade.py", "docs/GRADING.md",
                  "tests/test_course.py", "tests/course_scripts/", "book/", "tests/test_book.py",
-                 "tools/bench_book.py", ".ci/", "notebooks/", "tests/test_notebook.py")
+                 "tools/bench_book.py", ".ci/", "notebooks/", "tests/test_notebook.py",
+                 "tools/bench.py", "tools/bench_course.py", "tools/course_design.py",
+                 "tests/test_bench.py", "tests/test_course_design.py")
 # Files the code needs but that show solutions: the self-check's answer key, the exploration
 # schedules (piece 1) and the Monte Carlo updates (piece 3). The students' version carries them
 # compressed, out of plain sight while a student reads the code.

@@ -11,8 +11,7 @@ from typing import Callable
 from AI_Agent import AI_Agent
 from Agent import Agent, PolicyUnknown
 from gui.values import PROBABILITIES, Q_VALUES, SEARCH_SCORES, Overlay
-from players.mcts import MCTS_Agent
-from players.playout import Playout_Agent
+from players.search import Search_Agent
 from State import State
 
 
@@ -23,7 +22,7 @@ def computer_values(agent: Agent, state: State) -> Overlay | None:
     if isinstance(agent, AI_Agent):
         return Overlay({action: agent.get_Q(state, action) for action in state.legal_actions()},
                        Q_VALUES)
-    if isinstance(agent, (Playout_Agent, MCTS_Agent)):
+    if isinstance(agent, Search_Agent):
         return Overlay(dict(agent.analyse(state)), SEARCH_SCORES)
     try:
         probs = agent.action_probs(state)

@@ -1,5 +1,6 @@
 """tools/bench_course.py reads every rate from the trainers' own "Trained ..." line: if that line
-changed, the side-by-side figures would silently stop, so these tests run the real commands."""
+changed, the side-by-side figures would silently stop, so these tests run the real commands.
+(Only the solved trainer prints it; a student's own main trains its own way.)"""
 
 import sys
 
@@ -8,6 +9,7 @@ import pytest
 from tools import bench_course
 
 
+@pytest.mark.solved_only
 def test_the_rate_is_read_from_our_trainer_and_from_the_course_design(tmp_path):
     for command in (
             [sys.executable, str(bench_course.ROOT / "MC_Trainer.py"), "--epochs", "300",
@@ -19,6 +21,7 @@ def test_the_rate_is_read_from_our_trainer_and_from_the_course_design(tmp_path):
         assert seconds > 0 and 10 < rate < 10_000_000
 
 
+@pytest.mark.solved_only
 def test_the_same_run_twice_in_one_process_prints_two_rates(tmp_path):
     _, output = bench_course.run_process([
         sys.executable, "-c", bench_course.TWICE, str(bench_course.ROOT), "--epochs", "200",

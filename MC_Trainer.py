@@ -174,7 +174,7 @@ def set_up_your_run(args, given: set[str]) -> None:
         if isinstance(agent, Agent):
             agent.rng.seed(learner_seed(args.seed, role))
     PATH = args.out or PATH
-    check_writable(PATH)
+    check_writable(PATH, force=args.force)
     own = [name for name in PARAMETERS if name in inspect.unwrap(main).__code__.co_varnames]
     for name in PARAMETERS:
         if name in given:

@@ -192,12 +192,12 @@ def test_a_signal_during_the_save_waits_for_the_save(tmp_path, monkeypatch, caps
     env_learner = AI_Agent(X)
     saved = []
 
-    def slow_save(path):
+    def slow_save(path, Q, side, meta):
         os.kill(os.getpid(), signal.SIGINT)
         os.kill(os.getpid(), signal.SIGINT)     # a second Ctrl-C must not cut the save either
         saved.append(path)
 
-    monkeypatch.setattr(env_learner, "save_Q", slow_save)
+    monkeypatch.setattr(loop, "save_or_keep", slow_save)
     run = Run([env_learner], AI_Agent(-1, train=False), env_learner.env,
                    str(tmp_path / "t.pth"), 3, 0.9, 0.1)
     assert loop.train_loop(run, lambda epoch: State([1, 1, 1, -1, -1, 0, 0, 0, 0], -1)) is False
@@ -217,3 +217,37 @@ def test_self_play_tables_out_of_step_resume_from_the_smaller_count(tmp_path, ca
                                                   "epsilon": "linear"})
     assert resume_all(str(tmp_path / "t.pth"), [x, o], 2000) == 500
     assert "both go on from 500" in capsys.readouterr().out
+
+
+def test_a_save_that_fails_after_training_keeps_the_table_and_says_where(tmp_path, monkeypatch):
+    """A full disk at the end of a run: the trained table goes to a fallback file, named in the
+    one-line error, and can be resumed from there."""
+    import MC_Trainer
+    from tables import files
+
+    real_save = files.save_table
+
+    def disk_full_at_target(path, Q, side, meta=None):
+        if os.path.basename(path) == "t.pth":
+            raise OSError(28, "No space left on device")
+        real_save(path, Q, side, meta)
+
+    monkeypatch.setattr(files, "save_table", disk_full_at_target)
+    with pytest.raises(files.NotSaved) as refused:
+        MC_Trainer.run(["--epochs", "300", "--seed", "1", "--out", str(tmp_path / "t.pth")])
+    message = str(refused.value)
+    assert "No space left on device" in message and "--resume" in message
+    assert len(message.splitlines()) == 1
+    kept = load_table(refused.value.fallback)
+    assert kept[2]["episodes_done"] == 300 and len(kept[0]) > 0
+
+
+def test_out_replaces_a_file_that_is_not_a_table_only_with_force(tmp_path, capsys):
+    import MC_Trainer
+    notes = tmp_path / "notes.pth"
+    notes.write_text("my notes, not a table")
+    with pytest.raises(ValueError, match="force"):
+        MC_Trainer.run(["--epochs", "50", "--seed", "1", "--out", str(notes)])
+    assert notes.read_text() == "my notes, not a table"          # nothing was written
+    assert MC_Trainer.run(["--epochs", "50", "--seed", "1", "--out", str(notes), "--force"]) == 0
+    assert load_table(notes)[2]["episodes_done"] == 50

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import time
 from typing import Callable
 
@@ -18,6 +19,7 @@ from tqdm import tqdm
 
 from Episode import learning_steps, play_game
 from State import DRAW, X, X_WON, State
+from tables.files import NotSaved, save_or_keep
 from training.options import Update
 from training.run import Run
 
@@ -125,9 +127,7 @@ def train_loop(run: Run, learn: Callable[[int], State]) -> bool:
                                on_episode=run.curve.record if run.curve is not None else None)
         seconds = time.perf_counter() - started
         stop.saving = True
-        for agent, where in zip(run.learners, run.paths):
-            agent.meta["episodes_done"] = done
-            agent.save_Q(where)
+        not_saved = save_all(run, done)
         interrupted = stop.requested
     print(f"Trained {done - run.start:,} episodes in {seconds:.1f} s "
           f"({(done - run.start) / max(seconds, 1e-9):,.0f} episodes/s)")
@@ -137,8 +137,25 @@ def train_loop(run: Run, learn: Callable[[int], State]) -> bool:
               f"(continue with --resume {run.path} --epochs {run.epochs})")
     else:
         print(f"Saved the table{'s' if len(run.paths) > 1 else ''} to {names}")
+    if not_saved:       # the work is kept in a fallback file, which the one line names
+        raise not_saved[0]
     if run.curve is not None and run.plot:
         run.curve.evaluate(done)
         run.curve.save(run.plot)
         print(f"Saved the learning curves to {run.plot}")
     return not interrupted
+
+
+def save_all(run: Run, done: int) -> list[NotSaved]:
+    """Save every learner of ``run`` with its episode count; a table that cannot go where asked
+    is kept in a fallback file. Returns the failures (each names where its table went)."""
+    failures = []
+    for agent, where in zip(run.learners, run.paths):
+        agent.meta["episodes_done"] = done
+        try:
+            save_or_keep(where, agent.Q, agent.player, agent.meta)
+        except NotSaved as failure:
+            failures.append(failure)
+    for failure in failures[1:]:
+        print(f"error: {failure}", file=sys.stderr)
+    return failures

@@ -106,6 +106,8 @@ def add_arguments(parser: cli.Parser, defaults: Defaults) -> None:
     parser.add_argument("--out", type=cli.path, default=None, metavar="PATH",
                         help=f"where to save the table (default: {out} in the repository for X, "
                              "likewise for O)")
+    parser.add_argument("--force", action="store_true",
+                        help="let --out replace an existing file that is not a table")
     parser.add_argument("--resume", type=cli.path, default=None, metavar="PATH",
                         help="continue from a table saved by an earlier (e.g. interrupted) run: "
                              "its Q-values, episode counter and epsilon schedule, so epsilon goes "

@@ -134,7 +134,7 @@ def build_run(algorithm: str, title: str, args: argparse.Namespace, out_name: st
     run = Run(learners, player2, env, args.out or args.resume or default, args.epochs,
               args.gamma, args.alpha, label=f"{algorithm} {symbol(side)}", plot=args.plot)
     for where in run.paths:
-        check_writable(where)
+        check_writable(where, force=args.force)
     if args.resume:
         run.start = resume_all(args.resume, learners, args.epochs)
     for agent in learners:

@@ -17,7 +17,7 @@ import sys
 import cli
 from Agent import PolicyUnknown
 from players.search import Search_Agent
-from players.specs import VALID_SPECS, describe, is_table_path, make_agent
+from players.specs import VALID_SPECS, describe, is_network, is_table_path, make_agent, network_path
 from Episode import play_games
 from tables.files import load_table
 from tables.view import UNSEEN, board_grid, show_q
@@ -36,9 +36,13 @@ OUTCOMES = ("win", "lose", "draw")
 
 
 def sides_of(spec: str) -> tuple[int, ...]:
-    """The sides an agent spec can play: a Q-table plays the one it was trained for."""
+    """The sides an agent spec can play: a Q-table or a network plays the ones it was trained
+    for."""
     if is_table_path(spec):
         return (load_table(spec)[1],)
+    if is_network(spec):
+        from neural.files import load_network   # imports torch: only for a network
+        return tuple(load_network(network_path(spec)).sides)
     return (X, O)
 
 

@@ -4,6 +4,7 @@ the event loop, so the window stays live and quitting never waits for a search."
 from __future__ import annotations
 
 import queue
+import sys
 import threading
 from concurrent.futures import Future
 from typing import Callable
@@ -16,14 +17,17 @@ from State import State
 
 
 def computer_values(agent: Agent, state: State) -> Overlay | None:
-    """What ``agent`` thinks of each legal move in ``state``: a Q-table's Q-values, a search
-    agent's scores (``analyse``, the numbers it chooses by), any other agent's move
+    """What ``agent`` thinks of each legal move in ``state``: a Q-table's or a network's Q-values,
+    a search agent's scores (``analyse``, the numbers it chooses by), any other agent's move
     probabilities; ``None`` if it cannot state them (``PolicyUnknown``)."""
     if isinstance(agent, AI_Agent):
         return Overlay({action: agent.get_Q(state, action) for action in state.legal_actions()},
                        Q_VALUES)
     if isinstance(agent, Search_Agent):
         return Overlay(dict(agent.analyse(state)), SEARCH_SCORES)
+    network = sys.modules.get("neural.agent")   # loaded only if a network plays (it needs torch)
+    if network is not None and isinstance(agent, network.DQN_Agent):
+        return Overlay(agent.q_values(state), Q_VALUES)
     try:
         probs = agent.action_probs(state)
     except PolicyUnknown:

@@ -31,7 +31,10 @@ AGENT_CLASSES: dict[str, type[Agent]] = {
     "mcts": MCTS_Agent,
 }
 TABLE_SUFFIX = ".pth"
-VALID_SPECS = ", ".join([HUMAN, *AGENT_CLASSES]) + f", or the path of a Q-table ({TABLE_SUFFIX})"
+NETWORK_SUFFIX = ".pt"    # a DQN_Trainer.py network; also written dqn:PATH
+NETWORK = "dqn"
+VALID_SPECS = (", ".join([HUMAN, *AGENT_CLASSES]) + f", the path of a Q-table ({TABLE_SUFFIX}), "
+               f"or a network ({NETWORK}:PATH or a {NETWORK_SUFFIX} path)")
 MIXTURE_SEPARATOR = "+"
 
 
@@ -39,8 +42,18 @@ class SpecError(ValueError):
     """An agent spec that names no agent, or options the agent does not take."""
 
 
+def is_network(spec: str) -> bool:
+    return spec.lower().startswith(f"{NETWORK}:") or spec.endswith(NETWORK_SUFFIX)
+
+
+def network_path(spec: str) -> str:
+    """The file of a network spec: ``dqn:PATH`` or ``PATH.pt``."""
+    spec = spec.strip()
+    return spec[len(NETWORK) + 1:] if spec.lower().startswith(f"{NETWORK}:") else spec
+
+
 def is_table_path(spec: str) -> bool:
-    return spec.endswith(TABLE_SUFFIX) or os.sep in spec or "/" in spec
+    return not is_network(spec) and (spec.endswith(TABLE_SUFFIX) or os.sep in spec or "/" in spec)
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:
@@ -78,6 +91,9 @@ def make_agent(spec: str, player: int, env: TicTacToe | None = None, seed: int |
         members = [make_agent(part, player, env, None if seed is None else f"{seed}:{index}",
                               graphics) for index, part in enumerate(parts)]
         return Mixture_Agent(player, env, members, seed=seed)
+    if isinstance(spec, str) and is_network(spec.strip()):
+        from neural.agent import make_dqn_agent   # imports torch: only when a network is asked for
+        return make_dqn_agent(network_path(spec), player, env)
     if isinstance(spec, str) and is_table_path(spec.strip()):
         from AI_Agent import AI_Agent
         return AI_Agent(player, env, graphics=graphics, Q_table_PATH=spec.strip(), train=False)
@@ -130,4 +146,6 @@ class Mixture_Agent(Agent):
 
 def describe(spec: str) -> str:
     """A short human name for a spec, e.g. ``Q-table Data/Q_MC_X.pth`` or ``advanced``."""
+    if is_network(spec):
+        return f"network {network_path(spec)}"
     return f"Q-table {spec}" if is_table_path(spec) else spec

@@ -5,6 +5,7 @@
     python Tester.py --x playout --o minimax --games 200 --both     # first agent on both sides
     python Tester.py --x Data/Q_MC_X.pth --o random --exact         # exact probabilities
     python Tester.py --worst-case Data/Q_MC_O.pth                    # can it be beaten? how?
+    python Tester.py --mistakes Data/Q_MC_O.pth                      # where it gives value away
     python Tester.py --optimum                                       # best possible results
     python Tester.py --show-q Data/Q_MC_X.pth --moves "1,1 0,0"      # the table's Q-values
     python Tester.py --analyse playout --moves ""                    # a search agent's scores
@@ -124,6 +125,23 @@ def worst_case_report(spec: str, seed: int) -> str:
     return "\n\n".join(parts)
 
 
+def mistakes_report(spec: str, seed: int) -> str:
+    """For each side the agent plays: in how many of that side's positions its move keeps the
+    perfect-play value, and the positions where it does not."""
+    from neural.report import format_mistakes, mistakes, side_positions
+    parts = []
+    for side in sides_of(spec):
+        agent = make_agent(spec, side, TicTacToe(), seed=seed)
+        try:
+            found = mistakes(agent, side)
+        except PolicyUnknown as error:
+            raise ValueError(f"the mistakes of {spec!r} cannot be computed: {error}") from None
+        total = len(side_positions(side))
+        parts.append(f"{describe(spec)} playing {symbol(side)}: perfect moves in "
+                     f"{total - len(found):,} of {total:,} positions\n\n{format_mistakes(found)}")
+    return "\n\n".join(parts)
+
+
 def optimum_report() -> str:
     """The best possible results against ``random`` and ``advanced`` for X and for O, with and
     without the restriction to policies that can never lose (computed exactly; the figures are pinned in tests/test_solver.py)."""
@@ -173,6 +191,9 @@ def build_parser() -> cli.Parser:
                         help="exact probabilities by walking the game tree instead of sampling")
     parser.add_argument("--worst-case", metavar="SPEC",
                         help="can this agent be beaten? if so, show a line that beats it")
+    parser.add_argument("--mistakes", metavar="SPEC",
+                        help="every position of its side where the agent's move gives away "
+                             "perfect play's value, board by board, and how many it plays right")
     parser.add_argument("--optimum", action="store_true",
                         help="print the best possible results against random and advanced")
     parser.add_argument("--show-q", metavar="TABLE",
@@ -187,7 +208,7 @@ def build_parser() -> cli.Parser:
 
 
 # The flags each mode reads; any other flag given with it would be ignored, so it is refused.
-MODES = {"optimum": set(), "worst-case": {"seed"}, "show-q": {"moves"},
+MODES = {"optimum": set(), "worst-case": {"seed"}, "mistakes": {"seed"}, "show-q": {"moves"},
          "analyse": {"moves", "seed"}, "": {"x", "o", "games", "seed", "both", "exact"}}
 
 
@@ -213,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
         print(optimum_report())
     elif args.worst_case is not None:
         print(worst_case_report(args.worst_case, args.seed))
+    elif args.mistakes is not None:
+        print(mistakes_report(args.mistakes, args.seed))
     elif args.show_q is not None:
         print(show_q(args.show_q, args.moves))
     elif args.analyse is not None:

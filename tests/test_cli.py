@@ -8,6 +8,7 @@ as real subprocesses too, in parallel, to show the same from the outside.
 
 import os
 import pickle
+import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -320,3 +321,16 @@ def test_tester_says_so_when_its_output_cannot_be_written():
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == ["error: cannot write the output: No space left "
                                                 "on device"]
+
+
+def test_tester_lists_the_positions_where_an_agent_gives_value_away(invoke, workdir):
+    """--mistakes: the shipped X table keeps perfect play's value in all 2,423 X positions;
+    uniform random play in far fewer, each shown as a board with the moves that keep it."""
+    import Tester
+    status, out, err = invoke(Tester, "main", ["--mistakes", str(ROOT / "Data" / "Q_MC_X.pth")])
+    assert status == 0, err
+    assert "perfect moves in 2,423 of 2,423 positions" in out and "no mistakes" in out
+    status, out, err = invoke(Tester, "main", ["--mistakes", "random"])
+    right = [int(n.replace(",", "")) for n in re.findall(r"perfect moves in ([\d,]+) of", out)]
+    assert status == 0 and len(right) == 2 and all(0 < n < 2_000 for n in right)
+    assert "of 2,423 positions" in out and "of 2,097 positions" in out and "keeping:" in out

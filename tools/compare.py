@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -32,6 +33,8 @@ from exact.solver import is_unbeatable  # noqa: E402
 from State import symbol  # noqa: E402
 from training.options import Defaults, table_paths  # noqa: E402
 
+# The trainers' timing line: "Trained 100,000 episodes in 3.2 s (31,250 episodes/s)".
+TRAINED = re.compile(r"Trained ([\d,]+) episodes in [\d.]+ s \(([\d,]+) episodes/s\)")
 TRAINERS = (("MC", "MC_Trainer.py"), ("SARSA", "SARSA_Trainer.py"), ("Q-learning", "Q_Trainer.py"))
 DEFAULT_EPOCHS = 100_000
 DEFAULT_SEED = 1
@@ -39,23 +42,27 @@ BENCH_REPEATS = 3
 
 
 def train(script: str, out: str, epochs: int, seed: int, opponent: str,
-          side: str = "X") -> list[str]:
-    """Run one trainer script to the end and return the table files it wrote (two for self-play).
-    A failing run stops everything with the trainer's own error line."""
+          side: str = "X") -> tuple[list[str], float]:
+    """Run one trainer script to the end; return the table files it wrote (two for self-play)
+    and the training seconds it printed (tables hold no clock time). A failing run stops
+    everything with the trainer's own error line."""
     command = [sys.executable, script, "--epochs", str(epochs), "--seed", str(seed),
                "--opponent", opponent, "--side", side, "--out", out]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     if result.returncode != 0:
         last = (result.stderr.strip().splitlines() or ["(no message)"])[-1]
         cli.fail(f"{script} failed (status {result.returncode}): {last}")
-    return table_paths(out, 2 if opponent == "self" else 1)
+    said = TRAINED.search(result.stdout)
+    seconds = (int(said.group(1).replace(",", "")) / max(1, int(said.group(2).replace(",", "")))
+               if said else float("nan"))
+    return table_paths(out, 2 if opponent == "self" else 1), seconds
 
 
-def measure(path: str) -> dict:
+def measure(path: str, seconds: float) -> dict:
     """Training seconds, exact results against random and advanced, and unbeatability of a table."""
-    _, side, meta = load_table(path)
+    side = load_table(path)[1]
     agent = make_agent(path, side)
-    return {"side": side, "seconds": meta.get("train_seconds", float("nan")),
+    return {"side": side, "seconds": seconds,
             "results": exact_results(agent), "unbeatable": is_unbeatable(agent)}
 
 
@@ -75,8 +82,9 @@ def comparison(epochs: int, seed: int, opponent: str) -> str:
                       f"against {against}, {epochs:,} episodes ...", file=sys.stderr, flush=True)
                 out = os.path.join(folder, f"{name}-{against}-{side}.pth")
                 spec = "self" if against == "self-play" else opponent
-                for path in train(script, out, epochs, seed, spec, side):
-                    rows.append((name, against, measure(path)))
+                paths, seconds = train(script, out, epochs, seed, spec, side)
+                for path in paths:
+                    rows.append((name, against, measure(path, seconds)))
     lines = [f"{epochs:,} episodes per run, seed {seed}; exact results of the greedy tables "
              "(win / loss / draw, %)", "",
              "| trainer | trained against | table | training s | vs random | vs advanced "
@@ -109,8 +117,7 @@ def bench_trainers(epochs: int = DEFAULT_EPOCHS, repeats: int = BENCH_REPEATS,
         for _ in range(repeats):
             for name, script in TRAINERS:
                 out = os.path.join(folder, f"{name}.pth")
-                (path,) = train(script, out, epochs, seed, "random")
-                seconds = load_table(path)[2]["train_seconds"]
+                _, seconds = train(script, out, epochs, seed, "random")
                 best[name] = max(best.get(name, 0.0), epochs / seconds)
     return best
 

@@ -18,9 +18,10 @@ def update(Q: dict, steps: list[tuple], final: State, side: int, gamma: float, a
     chapter's update. ``refined``: each return also goes to the seven images of the pair, and the
     walk stops after a step whose move was not the greedy one."""
     G = 0.0
-    for state, action, reward in reversed(steps):
+    first = len(steps) - 1   # the walk ends at the first step anyway: no need to ask if it explored
+    for walked, (state, action, reward) in enumerate(reversed(steps)):
         G = gamma * G + side * reward
-        explored = refined and action != greedy_action(Q, state)
+        explored = refined and walked < first and action != greedy_action(Q, state)
         for pair in (images(state, action) if refined else [(state, action)]):
             old = Q.get(pair, 0.0)
             Q[pair] = old + alpha * (G - old)

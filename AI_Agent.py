@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from Agent import Agent
-from tables.files import load_table, save_table
+from tables.files import load_table, save_or_keep
 from State import State, position_of
 from TicTacToe import Action, TicTacToe
 from training.schedules import (CHAPTER_SCHEDULES, EPSILON_DECAY_EPOCHS, EPSILON_FINAL,
@@ -87,8 +87,10 @@ class AI_Agent(Agent):
         return {self.get_Q_action(state): 1.0}
 
     def save_Q(self, path: str) -> None:
-        """Save the table, its side and ``self.meta`` (how it was trained) with ``torch.save``."""
-        save_table(path, self.Q, self.player, self.meta)
+        """Save the table, its side and ``self.meta`` (how it was trained) in ``torch.save``'s
+        format. If that fails, the table is kept in a fallback file and ``tables.files.NotSaved``
+        (a ``ValueError``) names it in one line."""
+        save_or_keep(path, self.Q, self.player, self.meta)
 
     def load_Q(self, path: str) -> None:
         """Load a table saved by ``save_Q`` (or by the course's original code) for this side.

@@ -192,12 +192,12 @@ def test_a_signal_during_the_save_waits_for_the_save(tmp_path, monkeypatch, caps
     env_learner = AI_Agent(X)
     saved = []
 
-    def slow_save(path, Q, side, meta):
+    def slow_save(path):
         os.kill(os.getpid(), signal.SIGINT)
         os.kill(os.getpid(), signal.SIGINT)     # a second Ctrl-C must not cut the save either
         saved.append(path)
 
-    monkeypatch.setattr(loop, "save_or_keep", slow_save)
+    monkeypatch.setattr(env_learner, "save_Q", slow_save)
     run = Run([env_learner], AI_Agent(-1, train=False), env_learner.env,
                    str(tmp_path / "t.pth"), 3, 0.9, 0.1)
     assert loop.train_loop(run, lambda epoch: State([1, 1, 1, -1, -1, 0, 0, 0, 0], -1)) is False

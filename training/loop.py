@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from Episode import learning_steps, play_game
 from State import DRAW, X, X_WON, State
-from tables.files import NotSaved, save_or_keep
+from tables.files import NotSaved
 from training.options import Update
 from training.run import Run
 
@@ -153,7 +153,7 @@ def save_all(run: Run, done: int) -> list[NotSaved]:
     for agent, where in zip(run.learners, run.paths):
         agent.meta["episodes_done"] = done
         try:
-            save_or_keep(where, agent.Q, agent.player, agent.meta)
+            agent.save_Q(where)
         except NotSaved as failure:
             failures.append(failure)
     for failure in failures[1:]:

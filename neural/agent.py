@@ -1,0 +1,104 @@
+"""The network as a player: greedy from its nine action values, epsilon-greedy while it learns.
+
+``DQN_Agent`` is an ``Agent`` like the table's ``AI_Agent``: ``get_action``, ``action_probs`` (one
+move with probability 1, so the exact tools of ``exact/solver.py`` measure it), and ``q_values``
+for the views that show the values of every cell. ``make_dqn_agent(path, player, env)`` is the
+agent an agent spec names (``dqn:PATH`` or a path ending in ``.pt``).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from Agent import Agent
+from State import State, position_of
+from TicTacToe import Action, TicTacToe
+from neural.files import load_network
+from neural.network import ACTIONS, INDEX, POSITIONS, Q_Network, greedy_indices, legal_masks, \
+    symmetric_values
+from training.schedules import EPSILON_DECAY_EPOCHS, EPSILON_FINAL, check_schedule, epsilon_at
+
+
+class DQN_Agent(Agent):
+    """Plays side ``player`` with ``network`` (shared: the two agents of self-play hold one).
+
+    Greedy play (``train`` false, and what ``action_probs`` states): the legal move of the largest
+    value, ties to the first cell in row-major order. The greedy move of every position is worked
+    out in one batch and kept until the network takes another optimiser step, so the exact tools
+    and a game ask the same policy. While ``train`` is true ``get_action`` explores: with the
+    probability ``epsilon_greedy(epoch)`` (a schedule of ``training/schedules.py``) a uniformly
+    random legal move, else the greedy move of the network as it is at that moment.
+    """
+
+    def __init__(self, player: int, env: TicTacToe | None = None, graphics=None,
+                 network: Q_Network | None = None, train: bool = False, *,
+                 seed: int | str | None = None, epsilon: str = "linear",
+                 decay_epochs: int = EPSILON_DECAY_EPOCHS) -> None:
+        super().__init__(player, env, graphics, seed=seed)
+        self.network = network if network is not None else Q_Network()
+        # the network's device now: move a network before making its agents
+        device = self.network.device
+        self._rows = torch.arange(len(POSITIONS), device=device)   # to ask for one at a time
+        self._masks = legal_masks(device)
+        self.train = train
+        self.epsilon_schedule = check_schedule(epsilon)
+        self.decay_epochs = decay_epochs
+        self.meta: dict = {}
+        self._policy_version = -1      # network.updates when the cached policy was worked out
+        self._values: torch.Tensor | None = None
+        self._greedy: list[int] = []
+
+    def epsilon_greedy(self, epoch: int) -> float:
+        """The exploration rate at episode ``epoch`` (0-based), by ``self.epsilon_schedule``."""
+        return epsilon_at(self.epsilon_schedule, epoch, self.decay_epochs)
+
+    def _policy(self) -> tuple[torch.Tensor, list[int]]:
+        """The values and greedy move of every position, worked out again after each step."""
+        if self._policy_version != self.network.updates or self._values is None:
+            with torch.no_grad():
+                values = symmetric_values(self.network)
+            self._greedy = greedy_indices(values, self._masks).tolist()
+            self._values = values.cpu()
+            self._policy_version = self.network.updates
+        return self._values, self._greedy
+
+    def q_values(self, state: State) -> dict[Action, float]:
+        """``{action: value}`` for every legal move of ``state``, from the side to move's view."""
+        state = position_of(state)
+        row = self._policy()[0][INDEX[state]].tolist()
+        return {action: row[i] for i, action in enumerate(ACTIONS) if action in state.children()}
+
+    def greedy_action(self, state: State) -> Action:
+        """The greedy move of ``state``; ``ValueError`` when the game is over."""
+        state = position_of(state)
+        if state.end_of_game:
+            raise ValueError("no legal action: the game is over")
+        return ACTIONS[self._policy()[1][INDEX[state]]]
+
+    def action_probs(self, state: State) -> dict[Action, float]:
+        return {self.greedy_action(state): 1.0}
+
+    def get_action(self, state: State, epoch: int | None = None) -> Action:
+        """Epsilon-greedy while training (epsilon from ``epsilon_greedy(epoch)``), else greedy."""
+        state = position_of(state)
+        if not self.train:
+            return self.greedy_action(state)
+        epsilon = EPSILON_FINAL if epoch is None else self.epsilon_greedy(epoch)
+        if self.rng.random() < epsilon:
+            return self.rng.choice(state.legal_actions())
+        # One position through the network as it is now: cheaper than the whole batch, which
+        # would be out of date after the next step anyway.
+        row = INDEX[state]
+        with torch.no_grad():
+            values = symmetric_values(self.network, self._rows[row:row + 1])[0]
+        return ACTIONS[int(greedy_indices(values, self._masks[row]))]
+
+
+def make_dqn_agent(path: str, player: int, env: TicTacToe | None = None) -> DQN_Agent:
+    """The greedy agent of the network saved at ``path``, playing ``player`` (1 X, -1 O).
+    Raises ``neural.files.NetworkError`` (a ``ValueError``, one line) for an unusable file or a
+    network not trained for ``player``."""
+    saved = load_network(path, side=player)
+    agent = DQN_Agent(player, env, network=saved.network.eval(), train=False)
+    agent.meta = saved.meta
+    return agent

@@ -1,0 +1,170 @@
+"""Network files: a ``torch.save`` of plain data -- the weights as a state dict, the layer sizes,
+the sides it plays and how it was trained -- read back with ``torch.load(weights_only=True)``.
+
+A file holds one dict::
+
+    {"format": "tictactoe-dqn", "version": 1, "hidden": [64, 64], "sides": ["X"] or ["X", "O"],
+     "weights": {name: tensor}, "updates": optimiser steps taken, "meta": {...},
+     "optimizer": Adam's state dict (to resume) or None}
+
+Loading never runs code from the file (``weights_only=True`` rebuilds tensors and plain Python
+values only) and checks everything before it is used: the layer sizes, every weight's name, shape
+and finiteness, the sides, the metadata. Anything wrong is one ``NetworkError`` naming the file,
+the problem and what to do. Saving is atomic: a temporary file in the same folder, flushed to
+disk, then renamed over ``path``, so an interrupted save leaves the previous file as it was.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from typing import NamedTuple
+
+import torch
+
+from State import O, X, symbol
+from neural.network import Q_Network
+from tables import destinations
+from tables.files import _write_atomically as write_atomically
+
+FORMAT_NAME = "tictactoe-dqn"
+FORMAT_VERSION = 1
+SUFFIX = ".pt"
+SIDE_NAMES = {"X": X, "O": O}
+# The largest network allowed (hidden layers of 1,024) with its optimiser state is ~20 MB.
+MAX_FILE_BYTES = 64 * 2**20
+_PLAIN = (str, int, float, bool, type(None))
+
+
+class NetworkError(ValueError):
+    """A network file that cannot be used; the message says which file, what is wrong, what to
+    do."""
+
+
+class Saved(NamedTuple):
+    """What a network file holds, checked."""
+    network: Q_Network
+    sides: tuple[int, ...]       # the sides it was trained to play: (1,), (-1,) or (1, -1)
+    meta: dict
+    optimizer: dict | None       # Adam's state, for --resume
+
+
+def save_network(path: str, network: Q_Network, sides: tuple[int, ...], meta: dict,
+                 optimizer: dict | None = None) -> None:
+    """Write ``network`` (playing ``sides``) with its training record ``meta`` and, to resume,
+    the ``optimizer`` state, to ``path`` atomically. Values of ``meta`` other than text, numbers,
+    booleans and ``None`` are stored as their text."""
+    payload = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "hidden": list(network.hidden),
+               "sides": [symbol(side) for side in sides],
+               "weights": {k: v.detach().cpu() for k, v in network.state_dict().items()},
+               "updates": network.updates,
+               "meta": {str(k): v if isinstance(v, _PLAIN) else str(v) for k, v in meta.items()},
+               "optimizer": optimizer}
+    data = io.BytesIO()
+    torch.save(payload, data)
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    destinations.remove_orphans(folder)
+    # the tables' writer: a temporary file in the folder, flushed, renamed over path
+    write_atomically(path, folder, data.getvalue())
+
+
+def check_writable(path: str) -> None:
+    """Raise ``NetworkError`` unless a network can be saved at ``path`` (its folder is made if
+    needed); trainers call it before training, not after."""
+    if os.path.isdir(path):
+        raise NetworkError(f"{path}: is a folder; give the path of a {SUFFIX} file to save the "
+                           "network to")
+    folder = os.path.dirname(os.path.abspath(path))
+    probe = destinations.temporary_path(folder)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        open(probe, "xb").close()
+        os.remove(probe)
+    except OSError as error:
+        raise NetworkError(f"{path}: cannot save here ({error.strerror or error}); choose "
+                           "another --out path") from None
+
+
+def load_network(path: str, side: int | None = None) -> Saved:
+    """Read and check a network file. With ``side``, a network not trained for it is refused."""
+    payload = _read(path)
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT_NAME:
+        raise NetworkError(f"{path}: not a Tic-Tac-Toe network file; use one saved by "
+                           "DQN_Trainer.py")
+    if payload.get("version") != FORMAT_VERSION:
+        raise NetworkError(f"{path}: network format version {payload.get('version')!r:.20} is not "
+                           f"supported (this code reads {FORMAT_VERSION}); retrain it")
+    network = _network(path, payload)
+    names = payload.get("sides")
+    if not isinstance(names, list) or not names or not set(names) <= set(SIDE_NAMES) \
+            or len(set(names)) != len(names):
+        raise NetworkError(f"{path}: damaged network file (its sides); retrain it")
+    meta, optimizer = payload.get("meta"), payload.get("optimizer")
+    if not isinstance(meta, dict) or not all(isinstance(k, str) and isinstance(v, _PLAIN)
+                                             for k, v in meta.items()):
+        raise NetworkError(f"{path}: damaged network file (its metadata); retrain it")
+    if optimizer is not None and not isinstance(optimizer, dict):
+        raise NetworkError(f"{path}: damaged network file (its optimiser state); retrain it")
+    sides = tuple(SIDE_NAMES[name] for name in names)
+    if side is not None and side not in sides:
+        raise NetworkError(f"{path}: is a network for {' and '.join(names)}, not for "
+                           f"{symbol(side)}; train one with --side {symbol(side)} or "
+                           "--opponent self")
+    return Saved(network, sides, meta, optimizer)
+
+
+def _read(path: str):
+    """The object the file holds, rebuilt by torch's weights-only unpickler."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        what = "is a folder" if os.path.isdir(path) else "is not a regular file" \
+            if os.path.exists(path) else "no such file"
+        raise NetworkError(f"{path}: {what}; give the path of a network saved by DQN_Trainer.py "
+                           f"(a {SUFFIX} file)")
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_FILE_BYTES:
+            raise NetworkError(f"{path}: {size:,} bytes is far too large for a network (at most "
+                               f"{MAX_FILE_BYTES:,})")
+        with open(path, "rb") as stream:
+            data = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise NetworkError(f"{path}: cannot be read ({error.strerror or error}); check the file "
+                           "and its permissions") from None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return torch.load(io.BytesIO(data), weights_only=True, map_location="cpu")
+    except Exception as error:  # any failure to parse untrusted bytes means the same to the user
+        first = " ".join(str(error).split())[:80]
+        raise NetworkError(f"{path}: not a readable network file ({type(error).__name__}: "
+                           f"{first}); it may be cut short or not a torch.save file -- copy it "
+                           "again or retrain it") from None
+
+
+def _network(path: str, payload: dict) -> Q_Network:
+    """The network the payload describes, its weights checked and loaded."""
+    hidden, weights, updates = (payload.get(key) for key in ("hidden", "weights", "updates"))
+    if not isinstance(hidden, list) or not isinstance(weights, dict) \
+            or not isinstance(updates, int) or isinstance(updates, bool) or updates < 0:
+        raise NetworkError(f"{path}: damaged network file (its layers, weights or step count); "
+                           "retrain it")
+    try:
+        network = Q_Network(tuple(hidden))
+    except (TypeError, ValueError) as error:
+        raise NetworkError(f"{path}: damaged network file ({error}); retrain it") from None
+    for name, tensor in weights.items():
+        if not isinstance(tensor, torch.Tensor) or tensor.dtype != torch.float32 \
+                or not bool(torch.isfinite(tensor).all()):
+            raise NetworkError(f"{path}: damaged network file (weight {str(name)[:40]!r} is not "
+                               "a finite float32 tensor); retrain it")
+    try:
+        network.load_state_dict(weights, strict=True)
+    except (RuntimeError, TypeError) as error:
+        first = " ".join(str(error).split())[:100]
+        raise NetworkError(f"{path}: its weights do not fit its layer sizes ({first}); "
+                           "retrain it") from None
+    network.updates = updates
+    return network

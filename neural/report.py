@@ -75,13 +75,16 @@ def format_mistakes(found: list[Mistake], limit: int | None = None) -> str:
                       f"keeping: {' '.join(f'{r},{c}' for r, c in m.keeping)}\n{m.state}")
     if limit is not None and len(found) > limit:
         blocks.append(f"... and {len(found) - limit:,} more")
-    return "\n\n".join(blocks) if blocks else "no mistakes: every move keeps the perfect-play value"
+    if not blocks:
+        return "no mistakes: every move keeps the perfect-play value"
+    return "\n\n".join(blocks)
 
 
-def dqn_report(agent) -> str:
+def dqn_report(agent, spec: str = "SPEC") -> str:
     """``training.report.exact_report`` of ``agent`` and the share of its side's positions where
-    its move keeps the perfect-play value."""
+    its move keeps the perfect-play value; ``spec`` names it in the command that lists the
+    others."""
     right, total = perfect_share(agent, agent.player)
     return (f"{exact_report(agent)}\n"
             f"perfect moves: {right:,} of {total:,} {symbol(agent.player)} positions "
-            f"({right / total:.2%}); the others: python Tester.py --mistakes SPEC")
+            f"({right / total:.2%}); the others: python Tester.py --mistakes {spec}")

@@ -1,0 +1,404 @@
+"""Deep Q-learning (DQN_Trainer.py, neural/): the board as the network sees it, masking and
+tie-breaks, the replay memory and its symmetries, the update rule, safe network files, the agent
+the exact tools measure, the positions where a policy errs, and the trainer end to end: it learns,
+the same seed gives the same weights, Ctrl-C saves, bad input is one line."""
+
+import contextlib
+import io
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+import torch
+
+import DQN_Trainer
+from exact.solver import checked_probs, exact_result, is_unbeatable, solve
+from neural import network as Net
+from neural.agent import DQN_Agent, make_dqn_agent
+from neural.files import NetworkError, load_network, save_network
+from neural.learner import DQN_Learner, learning_rate
+from neural.replay import Replay
+from neural.report import Mistake, format_mistakes, mistakes, perfect_share, side_positions
+from players.minimax import Minimax_Agent
+from Random_Agent import Random_Agent
+from State import O, X, State, all_states, parse_moves
+
+ROOT = Path(__file__).resolve().parent.parent
+SHORT = 3_000                 # games of the "does it learn" run
+LEARNED_WINS = 0.97           # its exact wins against random after SHORT games (untrained: ~0.6;
+                              # seeds 1-3 reach 98.4-99.5 %)
+TINY = 400                    # games of the runs that only check files and repeatability
+
+
+def train(tmp_path: Path, *args: str) -> str:
+    """Run DQN_Trainer in this process; return what it printed."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(io.StringIO()):
+        status = DQN_Trainer.run([*args, "--threads", "1"])
+    assert status == 0, printed.getvalue()
+    return printed.getvalue()
+
+
+@pytest.fixture(scope="module")
+def learned(tmp_path_factory):
+    """A network trained for SHORT games as X against random (seed 1): (path, printed)."""
+    folder = tmp_path_factory.mktemp("dqn")
+    path = folder / "x.pt"
+    return path, train(folder, "--epochs", str(SHORT), "--seed", "1", "--out", str(path))
+
+
+# --- the positions and what the network sees ----------------------------------------------------
+
+def test_side_positions_are_the_exact_counts_of_the_whole_game():
+    reachable = all_states()
+    assert len(Net.POSITIONS) == len(reachable) == 5_478
+    x_positions, o_positions = side_positions(X), side_positions(O)
+    assert (len(x_positions), len(o_positions)) == (2_423, 2_097)
+    assert sum(len(s.legal_actions()) for s in x_positions) == 8_631
+    assert sum(len(s.legal_actions()) for s in o_positions) == 7_536
+    # solve() knows every one of them, and each has a move that keeps its value
+    assert all(any(solve(c)[0] == solve(s)[0] for c in s.children().values())
+               for s in x_positions + o_positions)
+
+
+def test_the_side_to_move_sees_its_own_marks_first():
+    x_view = parse_moves("1,1 0,0 2,2")             # O to move: O at 0,0; X at 1,1 and 2,2
+    swapped = State([-v for v in x_view.cells], X)  # the same board with the colours swapped
+    assert Net.encode(x_view) == Net.encode(swapped)
+    own, other, empty = (Net.encode(x_view)[i:i + 9] for i in (0, 9, 18))
+    assert own[0] == 1 and other[4] == other[8] == 1 and sum(empty) == 6
+    assert Net.inputs()[Net.INDEX[x_view]].tolist() == Net.encode(x_view)
+
+
+def constant_network(values: list[float]) -> Net.Q_Network:
+    """A network whose nine raw outputs are ``values`` in every position."""
+    network = Net.Q_Network((4,))
+    with torch.no_grad():
+        for parameter in network.parameters():
+            parameter.zero_()
+        network.layers[-1].bias.copy_(torch.tensor(values, dtype=torch.float32))
+    return network
+
+
+CENTRE_BEST = [0, 0, 0, 0, 9, 0, 0, 0, 0]
+
+
+def test_values_are_averaged_over_the_eight_symmetries():
+    network = Net.Q_Network((8,))                 # random weights: not symmetric by itself
+    rows = torch.arange(len(Net.POSITIONS))
+    values = Net.symmetric_values(network, rows)
+    positions, cells = Net.symmetry_tables()
+    state = Net.INDEX[parse_moves("0,0 1,1 2,1")]
+    for k in range(8):
+        assert torch.allclose(values[state], values[positions[k, state]][cells[k]], atol=1e-6)
+    # a corner's raw value is shared out over the four corners, the centre keeps its own
+    corner = Net.symmetric_values(constant_network([8, 0, 0, 0, 0, 0, 0, 0, 0]), rows[:1])[0]
+    assert corner.tolist() == [2, 0, 2, 0, 0, 0, 2, 0, 2]
+
+
+def test_an_illegal_move_is_never_chosen_however_large_its_value():
+    state = parse_moves("1,1")                        # the centre is taken
+    agent = DQN_Agent(O, network=constant_network(CENTRE_BEST))
+    assert agent.greedy_action(state) == (0, 0)       # the first legal cell: a tie among them
+    assert checked_probs(agent, state) == {(0, 0): 1.0}
+    assert set(agent.q_values(state)) == set(state.legal_actions())
+
+
+def test_ties_go_to_the_first_cell_in_row_major_order_and_the_largest_value_wins():
+    agent = DQN_Agent(X, network=constant_network([0] * 9))
+    assert agent.action_probs(State()) == {(0, 0): 1.0}
+    agent = DQN_Agent(X, network=constant_network(CENTRE_BEST))
+    assert agent.action_probs(State()) == {(1, 1): 1.0}
+    with pytest.raises(ValueError, match="game is over"):
+        agent.action_probs(parse_moves("0,0 1,0 0,1 1,1 0,2"))
+
+
+def test_the_greedy_policy_follows_the_network_after_each_step():
+    network = constant_network(CENTRE_BEST)
+    agent = DQN_Agent(X, network=network)
+    assert agent.action_probs(State()) == {(1, 1): 1.0}
+    with torch.no_grad():
+        network.layers[-1].bias[1] = 40.0             # every edge: 40 / 4 = 10 > 9
+    assert agent.action_probs(State()) == {(1, 1): 1.0}   # no step taken: the policy it had
+    network.updates += 1                              # what an optimiser step records
+    assert agent.action_probs(State()) == {(0, 1): 1.0}
+
+
+# --- replay and the update rule ----------------------------------------------------------------
+
+def test_the_memory_keeps_the_newest_transitions_with_all_their_images():
+    replay = Replay(2, seed=0)
+    replay.push([(1, 0, 1, 2), (3, 1, 0, 4)])
+    replay.push([(5, 2, -1, 6)])
+    assert len(replay) == 2 and replay.size == 16
+    positions, cells = Net.symmetry_tables()
+    expected = {(int(positions[k, s]), int(cells[k, a]), r, int(positions[k, n]))
+                for s, a, r, n in [(3, 1, 0, 4), (5, 2, -1, 6)] for k in range(8)}
+    assert {tuple(row) for row in replay.rows.tolist()} == expected
+
+
+def test_an_image_of_a_transition_is_a_transition_of_the_turned_game():
+    positions, cells = Net.symmetry_tables()
+    state = parse_moves("0,0 1,1 0,1")
+    for action, child in state.children().items():
+        for k in range(8):
+            image = Net.POSITIONS[positions[k, Net.INDEX[state]]]
+            moved = Net.ACTIONS[cells[k, Net.ACTION_INDEX[action]]]
+            assert image.children()[moved] is Net.POSITIONS[positions[k, Net.INDEX[child]]]
+
+
+def test_sampling_is_repeatable_from_the_seed():
+    def draws(seed):
+        replay = Replay(100, seed=seed)
+        replay.push([(i, i % 9, 0, i + 1) for i in range(50)])
+        return replay.sample(32).states.tolist()
+    assert draws(5) == draws(5) != draws(6)
+
+
+def test_the_target_values_the_network_s_best_legal_move_with_the_frozen_copy():
+    # raw outputs: 4 for cell 0 (1 for every corner once averaged over the symmetries), 0.25 for
+    # the centre
+    network = constant_network([4, 0, 0, 0, 0.25, 0, 0, 0, 0])
+    learner = DQN_Learner(network, Replay(10, 0, symmetric=False), gamma=0.5, lr=0.1, batch=1,
+                          steps_per_update=1, sync_every=1000)
+    after = parse_moves("0,0 2,2")                    # X to move; cells 0 and 8 are taken
+    frozen = learner.target_values[Net.INDEX[after]]
+    assert frozen[[2, 4, 6]].tolist() == [1.0, 0.25, 1.0]     # the target's own best: a corner
+    final = parse_moves("0,0 1,0 0,1 1,1 0,2")
+    assert learner.target_values[Net.INDEX[final]].tolist() == [0.0] * 9
+    learner.remember([(State(), (1, 1), 0)], after, X)
+    # the network itself (raw) prefers taken cell 0, then the centre: it picks the centre
+    loss = learner.update()
+    target = 0 + 0.5 * 0.25
+    assert loss == pytest.approx(0.5 * (0.25 - target) ** 2)   # Huber below 1: half the square
+    assert network(Net.inputs()[Net.INDEX[State()]])[4].item() < 0.25     # pulled down
+
+
+def test_a_game_s_end_adds_nothing_beyond_its_reward():
+    network = constant_network([1] * 9)
+    learner = DQN_Learner(network, Replay(10, 0, symmetric=False), gamma=0.9, lr=0.1, batch=1,
+                          steps_per_update=1, sync_every=1000)
+    before = parse_moves("0,0 1,0 0,1 1,1")
+    final = before.children()[(0, 2)]                 # X completes the top row
+    learner.remember([(before, (0, 2), 1)], final, X)
+    loss = learner.update()
+    assert loss == pytest.approx(0.0)                 # the value 1 is the reward 1: nothing to do
+
+
+def test_a_step_of_o_counts_the_reward_from_o_s_side():
+    learner = DQN_Learner(Net.Q_Network(), Replay(10, 0, symmetric=False), 0.9, 1e-3, 1, 1, 10)
+    final = parse_moves("0,0 1,1 0,1 2,2 2,0 0,2 1,0")   # X wins with its fourth move
+    before = parse_moves("0,0 1,1 0,1 2,2 2,0")
+    learner.remember([(before, (0, 2), 1)], final, O)     # O's step: its move, X's winning reply
+    assert learner.replay.rows[0].tolist() == [Net.INDEX[before], 2, -1, Net.INDEX[final]]
+    assert learner.pending == 1
+
+
+def test_the_learning_rate_falls_linearly_to_its_final_value():
+    assert learning_rate(1e-3, 1e-5, 0, 101) == 1e-3
+    assert learning_rate(1e-3, 1e-5, 100, 101) == pytest.approx(1e-5)
+    assert learning_rate(1e-3, 1e-5, 50, 101) == pytest.approx(0.000505)
+    assert learning_rate(1e-3, 1e-5, 500, 101) == pytest.approx(1e-5)   # a resumed run's extra
+
+
+# --- files --------------------------------------------------------------------------------------
+
+def test_a_saved_network_loads_with_the_same_weights_sides_and_record(tmp_path):
+    network = Net.Q_Network((8, 4))
+    network.updates = 17
+    path = tmp_path / "n.pt"
+    save_network(str(path), network, (X, O), {"seed": 3, "note": object()}, None)
+    saved = load_network(str(path))
+    assert saved.sides == (X, O) and saved.network.hidden == (8, 4)
+    assert saved.network.updates == 17 and saved.optimizer is None
+    assert saved.meta["seed"] == 3 and saved.meta["note"].startswith("<object")
+    for name, tensor in network.state_dict().items():
+        assert torch.equal(saved.network.state_dict()[name], tensor)
+    assert os.listdir(tmp_path) == ["n.pt"]           # no temporary file left behind
+
+
+def unusable_files(folder: Path):
+    """(name, bytes or a payload to torch.save, words the error must contain)."""
+    good = Net.Q_Network((4,))
+    weights = {k: v.clone() for k, v in good.state_dict().items()}
+    wrong_shape = dict(weights, **{"layers.0.weight": torch.zeros(5, 27)})
+    not_finite = dict(weights, **{"layers.0.bias": torch.full((4,), float("nan"))})
+
+    def payload(**changes):
+        base = {"format": "tictactoe-dqn", "version": 1, "hidden": [4], "sides": ["X"],
+                "weights": weights, "updates": 0, "meta": {}, "optimizer": None}
+        return dict(base, **changes)
+
+    return [("empty.pt", b"", "not a readable network file"),
+            ("text.pt", b"hello", "not a readable network file"),
+            ("list.pt", [1, 2], "not a Tic-Tac-Toe network"),
+            ("version.pt", payload(version=7), "version 7"),
+            ("shape.pt", payload(weights=wrong_shape), "do not fit"),
+            ("nan.pt", payload(weights=not_finite), "finite"),
+            ("layers.pt", payload(hidden=[0]), "hidden layers"),
+            ("sides.pt", payload(sides=["Z"]), "sides"),
+            ("meta.pt", payload(meta={"a": [1]}), "metadata"),
+            ("steps.pt", payload(updates=-1), "step count")]
+
+
+def test_every_unusable_file_is_one_line_naming_the_file(tmp_path):
+    for name, content, words in unusable_files(tmp_path):
+        path = tmp_path / name
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            torch.save(content, path)
+        with pytest.raises(NetworkError) as caught:
+            load_network(str(path))
+        message = str(caught.value)
+        assert str(path) in message and words in message and "\n" not in message, name
+    with pytest.raises(NetworkError, match="no such file"):
+        load_network(str(tmp_path / "missing.pt"))
+    with pytest.raises(NetworkError, match="is a folder"):
+        load_network(str(tmp_path))
+
+
+class _Boom:
+    def __reduce__(self):
+        return (os.system, ("echo this must never run",))
+
+
+def test_loading_never_runs_code_from_the_file(tmp_path):
+    path = tmp_path / "evil.pt"
+    torch.save({"format": "tictactoe-dqn", "payload": _Boom()}, path)
+    with pytest.raises(NetworkError, match="not a readable network file"):
+        load_network(str(path))
+
+
+def test_a_network_for_x_is_refused_for_o(learned):
+    path, _ = learned
+    assert make_dqn_agent(str(path), X).player == X
+    with pytest.raises(NetworkError, match="is a network for X, not for O"):
+        make_dqn_agent(str(path), O)
+
+
+# --- what a policy gets wrong ------------------------------------------------------------------
+
+def test_perfect_play_makes_no_mistakes_and_random_play_many():
+    assert perfect_share(Minimax_Agent(X), X) == (2_423, 2_423)
+    assert mistakes(Minimax_Agent(O), O) == []
+    right, total = perfect_share(Random_Agent(O), O)
+    assert total == 2_097 and right < total
+
+
+class _OneBlunder:
+    """Perfect play except in one position, where it leaves O's winning cell open."""
+    player = X
+    where = parse_moves("0,0 1,1 2,2 0,2")     # O threatens 2,0; X must block there
+
+    def action_probs(self, state):
+        if state is self.where:
+            return {(0, 1): 1.0}
+        return Minimax_Agent(X).action_probs(state)
+
+
+def test_mistakes_lists_exactly_the_positions_that_lose_value():
+    found = mistakes(_OneBlunder(), X)
+    assert found == [Mistake(_OneBlunder.where, (0, 1), 1, -1, ((2, 0),))]   # 2,0 also forks
+    text = format_mistakes(found)
+    assert "X to move (X wins with perfect play); it plays 0,1 -> O wins; keeping: 2,0" in text
+    assert format_mistakes([]).startswith("no mistakes")
+    with pytest.raises(ValueError, match="plays X, not O"):
+        mistakes(_OneBlunder(), O)
+
+
+# --- the trainer --------------------------------------------------------------------------------
+
+def test_a_short_run_learns_and_reports_exactly(learned):
+    path, printed = learned
+    agent = make_dqn_agent(str(path), X)
+    wins, losses, _ = exact_result(agent, Random_Agent(O))
+    untrained = exact_result(DQN_Agent(X, network=Net.Q_Network()), Random_Agent(O))[0]
+    assert wins >= LEARNED_WINS > untrained
+    assert f"exact vs random  : wins {wins:.4%}" in printed
+    right, _ = perfect_share(agent, X)
+    assert f"perfect moves: {right:,} of 2,423 X positions" in printed
+    assert ("unbeatable" in printed.splitlines()[-2]) == is_unbeatable(agent)
+    meta = load_network(str(path)).meta
+    assert meta["episodes_done"] == SHORT and meta["seed"] == 1 and meta["algorithm"] == "DQN"
+
+
+def test_the_same_seed_gives_the_same_weights(tmp_path):
+    def weights(seed, name):
+        train(tmp_path, "--epochs", str(TINY), "--seed", str(seed), "--out", str(tmp_path / name),
+              "--batch", "32")
+        return load_network(str(tmp_path / name)).network.state_dict()
+    first, again, other = weights(7, "a.pt"), weights(7, "b.pt"), weights(8, "c.pt")
+    assert all(torch.equal(first[name], again[name]) for name in first)
+    assert not all(torch.equal(first[name], other[name]) for name in first)
+
+
+def test_self_play_saves_one_network_for_both_sides_and_draws_curves(tmp_path):
+    path, plot = tmp_path / "self.pt", tmp_path / "curves.png"
+    printed = train(tmp_path, "--opponent", "self", "--epochs", str(TINY), "--seed", "2",
+                    "--out", str(path), "--plot", str(plot), "--batch", "32")
+    assert load_network(str(path)).sides == (X, O)
+    assert make_dqn_agent(str(path), O).player == O
+    assert "X:\n" in printed and "O:\n" in printed and "of 2,097 O positions" in printed
+    assert plot.read_bytes().startswith(b"\x89PNG")
+
+
+def test_resume_goes_on_from_the_saved_game_count(tmp_path):
+    path = tmp_path / "r.pt"
+    train(tmp_path, "--epochs", str(TINY), "--seed", "4", "--out", str(path), "--batch", "32")
+    steps = load_network(str(path)).network.updates
+    printed = train(tmp_path, "--resume", str(path), "--epochs", str(2 * TINY), "--seed", "4",
+                    "--batch", "32")
+    assert f"Trained {TINY:,} games" in printed
+    saved = load_network(str(path))
+    assert saved.meta["episodes_done"] == 2 * TINY and saved.network.updates > steps
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--hidden", "64,x"], "layer sizes"),
+    (["--hidden", "0"], "layer sizes"),
+    (["--epochs", "-3"], "between 1 and"),
+    (["--device", "tpu"], "invalid choice"),
+    (["--opponent", "nobody"], "unknown agent"),
+    (["--out", "net.pth"], "ends in .pt"),
+    (["--resume", "missing.pt"], "no such file"),
+])
+def test_bad_input_is_one_line_and_status_2(tmp_path, args, words):
+    short = [] if "--epochs" in args else ["--epochs", "5"]
+    result = subprocess.run([sys.executable, str(ROOT / "DQN_Trainer.py"), "--seed", "1", *args,
+                             *short], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], result.stderr
+
+
+@pytest.mark.skipif(os.name != "posix", reason="sends a POSIX SIGINT")
+def test_ctrl_c_saves_the_network_and_exits_130(tmp_path):
+    total = 1_000_000
+    process = subprocess.Popen([sys.executable, str(ROOT / "DQN_Trainer.py"), "--epochs",
+                                str(total), "--seed", "5", "--out", "run/i.pt"], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    started = threading.Event()
+
+    def watch() -> None:
+        seen = b""
+        while chunk := process.stderr.read1(4096):
+            seen = seen[-4096:] + chunk
+            if re.search(rb"\|\s*[1-9][\d,]*/" + str(total).encode(), seen):
+                started.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+    assert started.wait(120), "no training progress within 120 s"
+    process.send_signal(signal.SIGINT)
+    out = process.stdout.read().decode()
+    assert process.wait(120) == 130, out
+    said = re.search(r"Interrupted: saved ([\d,]+) of ([\d,]+) games to run/i.pt", out)
+    assert said and "--resume run/i.pt" in out, out
+    meta = load_network(str(tmp_path / "run" / "i.pt")).meta
+    assert meta["episodes_done"] == int(said.group(1).replace(",", "")) > 0
+    assert os.listdir(tmp_path / "run") == ["i.pt"]

@@ -3,7 +3,8 @@
 ``DQN_Agent`` is an ``Agent`` like the table's ``AI_Agent``: ``get_action``, ``action_probs`` (one
 move with probability 1, so the exact tools of ``exact/solver.py`` measure it), and ``q_values``
 for the views that show the values of every cell. ``make_dqn_agent(path, player, env)`` is the
-agent an agent spec names (``dqn:PATH`` or a path ending in ``.pt``).
+agent an agent spec names (``dqn:PATH`` or a path ending in ``.pt``); ``show_network_q`` is the
+network's view of a position for ``Tester.py --show-q``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from __future__ import annotations
 import torch
 
 from Agent import Agent
-from State import State, position_of
+from State import State, parse_moves, position_of, symbol
+from tables.view import board_grid
 from TicTacToe import Action, TicTacToe
 from neural.files import load_network
 from neural.network import ACTIONS, INDEX, POSITIONS, Q_Network, greedy_indices, legal_masks, \
@@ -49,8 +51,10 @@ class DQN_Agent(Agent):
         self._greedy: list[int] = []
 
     def epsilon_greedy(self, epoch: int) -> float:
-        """The exploration rate at episode ``epoch`` (0-based), by ``self.epsilon_schedule``."""
-        return epsilon_at(self.epsilon_schedule, epoch, self.decay_epochs)
+        """The exploration rate at episode ``epoch`` (0-based), by ``self.epsilon_schedule`` over
+        ``self.decay_epochs`` games."""
+        schedule, games = self.epsilon_schedule, self.decay_epochs
+        return epsilon_at(schedule, epoch, games)
 
     def _policy(self) -> tuple[torch.Tensor, list[int]]:
         """The values and greedy move of every position, worked out again after each step."""
@@ -102,3 +106,18 @@ def make_dqn_agent(path: str, player: int, env: TicTacToe | None = None) -> DQN_
     agent = DQN_Agent(player, env, network=saved.network.eval(), train=False)
     agent.meta = saved.meta
     return agent
+
+
+def show_network_q(path: str, moves: str = "") -> str:
+    """The network's view after ``moves`` (row,col pairs from the empty board, e.g. ``"1,1 0,0"``):
+    the value of every legal move for the side to move, laid out as the board, the greedy move
+    bracketed (``tables.view.board_grid``, as for a table). ``ValueError`` in one line for a bad
+    file, an illegal move, a game already over, or a side the network was not trained for."""
+    state = parse_moves(moves)
+    if state.end_of_game:
+        raise ValueError("the game is over in this position: there is no move to show")
+    agent = make_dqn_agent(path, state.player)
+    played = len(moves.split())
+    return (f"{symbol(state.player)} to move after {played} move{'' if played == 1 else 's'}; "
+            f"values of the network {path} (the bracketed cell is the greedy move):\n\n"
+            + board_grid(state, agent.q_values(state)))

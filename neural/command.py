@@ -78,12 +78,20 @@ def build_parser(prog: str, description: str, defaults: DQN_Defaults) -> cli.Par
                         epilog=f"--opponent self trains one network that plays X and O, saved "
                                f"as Data/{defaults.out_name.format(side='self')}"
                                + (f"; its defaults are {presets}." if presets else "."))
+    add_trainer_flags(parser, defaults)
+    add_network_flags(parser, defaults)
+    return parser
+
+
+def add_trainer_flags(parser: cli.Parser, defaults: DQN_Defaults) -> None:
+    """The flags every trainer takes (the table trainers' names), with DQN's defaults."""
     add = parser.add_argument
     add("--side", choices=sorted(SIDES), default="X",
         help="the side the network learns to play (default: X)")
     add("--opponent", default="random", metavar="SPEC",
         help="who it learns against: random, advanced, minimax, playout, mcts, a Q-table path, "
-             "or self (self-play: one network learns X and O at once) (default: random)")
+             "a network (dqn:PATH), or self (self-play: one network learns X and O at once) "
+             "(default: random)")
     add("--epochs", type=cli.count, default=defaults.epochs,
         help=f"training games (default: {defaults.epochs:,})")
     add("--gamma", type=cli.unit_interval, default=defaults.gamma,
@@ -113,6 +121,11 @@ def build_parser(prog: str, description: str, defaults: DQN_Defaults) -> cli.Par
     add("--plot", type=plot_path, default=None, metavar="PATH.png",
         help="draw the learning curves into this file: outcomes per bin of games, epsilon, and "
              "exact results against random and advanced over time")
+
+
+def add_network_flags(parser: cli.Parser, defaults: DQN_Defaults) -> None:
+    """The flags of the network and its learning."""
+    add = parser.add_argument
     add("--hidden", type=hidden_sizes, default=defaults.hidden, metavar="N,N",
         help=f"hidden layer sizes (default: {','.join(map(str, defaults.hidden))})")
     add("--batch", type=cli.count, default=defaults.batch,
@@ -129,7 +142,6 @@ def build_parser(prog: str, description: str, defaults: DQN_Defaults) -> cli.Par
              "(default: cpu; a network this small is fastest there)")
     add("--threads", type=cli.count, default=1,
         help="CPU threads for torch (default: 1; small batches run fastest on one)")
-    return parser
 
 
 def parse_arguments(prog: str, description: str, defaults: DQN_Defaults,

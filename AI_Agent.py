@@ -15,14 +15,14 @@ from training.schedules import (CHAPTER_SCHEDULES, EPSILON_DECAY_EPOCHS, EPSILON
 def greedy_action(Q: dict[tuple[State, Action], float], state: State) -> Action:
     """The legal action of ``state`` with the largest value in ``Q`` (missing = 0); ties go to
     the first, row-major. ``ValueError`` when the game is over."""
-    best_action, best_value = None, -math.inf
-    for action in state.legal_actions():
-        value = Q.get((state, action), 0.0)
+    best_key, best_value = None, -math.inf
+    for key in state.q_keys():          # (state, action) pairs
+        value = Q.get(key, 0.0)
         if value > best_value:
-            best_action, best_value = action, value
-    if best_action is None:
+            best_key, best_value = key, value
+    if best_key is None:
         raise ValueError("no legal action: the game is over")
-    return best_action
+    return best_key[1]
 
 
 class AI_Agent(Agent):

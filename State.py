@@ -83,7 +83,7 @@ class State:
         end_of_game  the result code: 0 going on, 1 X won, -1 O won, 2 draw.
     """
 
-    __slots__ = ("cells", "player", "end_of_game", "_board", "_legal", "_children")
+    __slots__ = ("cells", "player", "end_of_game", "_board", "_legal", "_children", "_q_keys")
 
     def __new__(cls, board=None, player: int = X) -> "State":
         if board is None and type(player) is int and player == X:
@@ -112,6 +112,7 @@ class State:
         setter(self, "_board", None)
         setter(self, "_legal", None)
         setter(self, "_children", None)
+        setter(self, "_q_keys", None)
 
     # --- immutability and identity -------------------------------------------------------------
     def __setattr__(self, name, value):
@@ -168,6 +169,13 @@ class State:
             object.__setattr__(self, "_legal", legal)
         return self._legal
 
+    def q_keys(self) -> tuple[tuple["State", tuple[int, int]], ...]:
+        """``(self, action)`` for each legal action, in ``legal_actions()`` order: the keys under
+        which a Q-table holds this position's values (made once, so a lookup builds no tuple)."""
+        if self._q_keys is None:
+            object.__setattr__(self, "_q_keys", tuple((self, a) for a in self.legal_actions()))
+        return self._q_keys
+
     def children(self) -> dict[tuple[int, int], "State"]:
         """``{action: state after it}`` for every legal action (computed once per position)."""
         if self._children is None:
@@ -218,6 +226,10 @@ class Live_State:
 
     def legal_actions(self) -> tuple[tuple[int, int], ...]:
         return self.position.legal_actions()
+
+    def q_keys(self) -> tuple[tuple[State, tuple[int, int]], ...]:
+        """The Q-table keys of the position shown now (see ``State.q_keys``)."""
+        return self.position.q_keys()
 
     def children(self) -> dict[tuple[int, int], State]:
         return self.position.children()

@@ -16,15 +16,20 @@ def update(Q: dict, steps: list[tuple], final: State, side: int, gamma: float, a
     """Walking ``steps`` backwards, the return ``G = gamma * G + reward`` (the learner's reward:
     ``side`` times X's) pulls each step's value towards it, ``Q <- Q + alpha * (G - Q)``: the
     chapter's update. ``refined``: each return also goes to the seven images of the pair, and the
-    walk stops after a step whose move was not the greedy one."""
+    walk stops after a step whose move was not the greedy one.
+
+    The images of a pair are only ever updated together, so they always hold the same value: it is
+    computed once, from the pair itself. (A table that learnt otherwise, say with ``--plain``,
+    gives all the images the pair's own new value at their first refined update.)"""
     G = 0.0
     first = len(steps) - 1   # the walk ends at the first step anyway: no need to ask if it explored
     for walked, (state, action, reward) in enumerate(reversed(steps)):
         G = gamma * G + side * reward
         explored = refined and walked < first and action != greedy_action(Q, state)
-        for pair in (images(state, action) if refined else [(state, action)]):
-            old = Q.get(pair, 0.0)
-            Q[pair] = old + alpha * (G - old)
+        old = Q.get((state, action), 0.0)
+        new = old + alpha * (G - old)
+        for pair in (images(state, action) if refined else ((state, action),)):
+            Q[pair] = new
         if explored:
             break
 

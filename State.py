@@ -24,7 +24,10 @@ identity serves as its hash.
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 X, O, EMPTY = 1, -1, 0
 
@@ -51,6 +54,7 @@ def _cells_from(board) -> tuple[int, ...]:
     """Turn a 3x3 array, nested sequence or flat sequence of 9 into a tuple of 9 ints, or raise."""
     if board is None:
         return EMPTY_BOARD
+    import numpy as np   # here, not at the top: a training run makes no board, and skips its import
     try:
         values = np.asarray(board, dtype=object).reshape(-1).tolist()
     except (TypeError, ValueError):
@@ -154,6 +158,7 @@ class State:
     @property
     def board(self) -> np.ndarray:
         if self._board is None:
+            import numpy as np
             # A view of immutable bytes: unlike a plain read-only array, it cannot be made
             # writeable again, so no one can change a position through its board.
             array = np.frombuffer(np.array(self.cells, dtype=np.int64).tobytes(),

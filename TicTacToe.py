@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from numbers import Integral
 
-import numpy as np
-
-from State import DRAW, O_WON, ONGOING, SIZE, X_WON, Live_State, State, position_of
+from State import ALL_CELLS, DRAW, O_WON, ONGOING, SIZE, X_WON, Live_State, State, position_of
 
 Action = tuple[int, int]
-# The kinds of whole number a cell index may be: Python's, and numpy's (the course's agents find
-# the empty cells with np.where). Not bool, though it counts as an int in Python.
-CELL_INDEX_TYPES = frozenset({int, np.int8, np.int16, np.int32, np.int64,
-                              np.uint8, np.uint16, np.uint32, np.uint64})
+# The cell tuples that ``legal_actions()`` hands out, by identity. An action that is one of these
+# very objects needs no check of its form; every other one (a list, numpy ints from np.where, a
+# float, ...) is checked in full.
+OWN_CELL_IDS = frozenset(map(id, ALL_CELLS))
 
 # Reward of reaching a position, always from X's point of view.
 REWARD = {ONGOING: 0, X_WON: 1, O_WON: -1, DRAW: 0}
@@ -83,14 +81,10 @@ class TicTacToe:
 
     def next_state(self, state: State, action) -> tuple[State, int]:
         """The position after ``action`` and its reward (X's view); ``state`` is left unchanged."""
-        # The common case first, in as few steps as possible (training makes millions of moves):
-        # a tuple of two whole numbers naming an empty cell.
-        try:
-            new_state = state.children().get(action) if type(action) is tuple else None
-        except TypeError:  # a tuple holding something unhashable: not a cell
-            new_state = None
-        if (new_state is None or type(action[0]) not in CELL_INDEX_TYPES
-                or type(action[1]) not in CELL_INDEX_TYPES):
+        # The common case first, in one lookup (training makes millions of moves): an agent plays
+        # a cell that legal_actions() gave it, and only needs to know the cell is empty.
+        new_state = state.children().get(action) if id(action) in OWN_CELL_IDS else None
+        if new_state is None:
             reason = self.illegal_reason(state, action)
             if reason is not None:
                 raise ValueError(f"illegal action {action!r}: {reason}")

@@ -19,7 +19,7 @@ from Episode import learning_steps, play_game
 from State import X, State
 from TicTacToe import TicTacToe
 from training.curves import Learning_Curve
-from training.loop import StopRequest, outcome_for
+from training.loop import RESULTS, StopRequest, outcome_shares
 from neural.agent import DQN_Agent
 from neural.files import save_network
 from neural.learner import DQN_Learner, learning_rate
@@ -68,10 +68,9 @@ def play_and_learn(run: DQN_Run, epoch: int) -> State:
     return final
 
 
-def progress_text(counts: dict[str, int], losses: list[float]) -> str:
+def progress_text(side: int, results: dict[int, int], losses: list[float]) -> str:
     """``win 97% loss 1% draw 2% huber 0.0123`` for the games and steps since the last report."""
-    games = max(1, sum(counts.values()))
-    text = " ".join(f"{name} {100 * n / games:.0f}%" for name, n in counts.items())
+    text = outcome_shares(side, results)
     return text + (f" huber {sum(losses) / len(losses):.4f}" if losses else "")
 
 
@@ -81,7 +80,7 @@ def train(run: DQN_Run, show_progress: bool = True,
     if given), then save the network and draw the learning curves. Prints the speed and where
     everything went. Returns False when Ctrl-C or SIGTERM stopped it early (what was learned is
     saved all the same; a signal during the save waits for it)."""
-    counts = {"win": 0, "loss": 0, "draw": 0}
+    results = dict.fromkeys(RESULTS, 0)   # games by result code since the last report
     epoch, side = run.start, run.learners[0].player
     started = time.perf_counter()
     with StopRequest() as stop, tqdm(total=run.epochs, initial=run.start, desc=run.label,
@@ -89,16 +88,16 @@ def train(run: DQN_Run, show_progress: bool = True,
                                      mininterval=0.5) as bar:
         while epoch < run.epochs and not stop.requested:
             final = play_and_learn(run, epoch)
-            counts[outcome_for(side, final)] += 1
+            results[final.end_of_game] += 1
             if run.curve is not None:
                 run.curve.record(epoch, final)
             if on_game is not None:
                 on_game(epoch, final)
             epoch += 1
             if epoch % REPORT_EVERY == 0 or epoch == run.epochs:
-                bar.set_postfix_str(progress_text(counts, run.losses), refresh=False)
-                bar.update(sum(counts.values()))
-                counts, run.losses = dict.fromkeys(counts, 0), []
+                bar.set_postfix_str(progress_text(side, results, run.losses), refresh=False)
+                bar.update(sum(results.values()))
+                results, run.losses = dict.fromkeys(RESULTS, 0), []
         seconds = time.perf_counter() - started
         stop.saving = True
         save(run, epoch)

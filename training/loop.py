@@ -18,7 +18,7 @@ from typing import Callable
 from tqdm import tqdm
 
 from Episode import learning_steps, play_game
-from State import DRAW, X, X_WON, State
+from State import DRAW, O_WON, ONGOING, X, X_WON, State
 from tables.files import NotSaved
 from training.options import Update
 from training.run import Run
@@ -26,13 +26,17 @@ from training.run import Run
 # The progress bar and the recent win/loss/draw figures are refreshed once per this many episodes.
 REPORT_EVERY = 1_000
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# How an episode's final position can stand: a student's episode may stop before the game ends
+# (ONGOING), which counts as none of win, loss and draw.
+RESULTS = (X_WON, O_WON, DRAW, ONGOING)
 
 
-def outcome_for(side: int, final: State) -> str:
-    """'win', 'loss' or 'draw' for ``side`` in the finished position ``final``."""
-    if final.end_of_game == DRAW:
-        return "draw"
-    return "win" if (final.end_of_game == X_WON) == (side == X) else "loss"
+def outcome_shares(side: int, results: dict[int, int]) -> str:
+    """``win 97% loss 1% draw 2%`` for ``side``, from a count of games by result code."""
+    games = max(1, sum(results.values()))
+    wins, losses = (X_WON, O_WON) if side == X else (O_WON, X_WON)
+    return " ".join(f"{name} {100 * results[code] / games:.0f}%"
+                    for name, code in (("win", wins), ("loss", losses), ("draw", DRAW)))
 
 
 class StopRequest:
@@ -73,23 +77,21 @@ def run_episodes(learn: Callable[[int], State], side: int, start: int, epochs: i
 
     Returns ``(episodes done in total, whether it was interrupted)``.
     """
-    counts = {"win": 0, "loss": 0, "draw": 0}
+    results = dict.fromkeys(RESULTS, 0)   # games by result code since the last report
     epoch = start
     with (contextlib.nullcontext(stop) if stop else StopRequest()) as stop, \
             tqdm(total=epochs, initial=start, desc=description, unit="ep",
                  disable=not show_progress, mininterval=0.5) as bar:
         while epoch < epochs and not stop.requested:
             final = learn(epoch)
-            counts[outcome_for(side, final)] += 1
+            results[final.end_of_game] += 1
             if on_episode is not None:
                 on_episode(epoch, final)
             epoch += 1
             if epoch % REPORT_EVERY == 0 or epoch == epochs:
-                done = sum(counts.values())
-                bar.set_postfix_str(" ".join(f"{k} {100 * v / done:.0f}%"
-                                             for k, v in counts.items()), refresh=False)
-                bar.update(done)
-                counts = dict.fromkeys(counts, 0)
+                bar.set_postfix_str(outcome_shares(side, results), refresh=False)
+                bar.update(sum(results.values()))
+                results = dict.fromkeys(RESULTS, 0)
         return epoch, stop.requested
 
 

@@ -13,20 +13,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from tqdm import tqdm
-
 from Episode import learning_steps, play_game
 from State import X, State
 from TicTacToe import TicTacToe
 from training.curves import Learning_Curve
-from training.loop import RESULTS, StopRequest, outcome_shares
+from training.loop import StopRequest, run_episodes
 from neural.agent import DQN_Agent
 from neural.files import save_network
 from neural.learner import DQN_Learner, learning_rate
-
-# The progress bar and its recent win/loss/draw and loss figures are refreshed once per this many
-# games.
-REPORT_EVERY = 500
 
 
 @dataclass
@@ -68,10 +62,12 @@ def play_and_learn(run: DQN_Run, epoch: int) -> State:
     return final
 
 
-def progress_text(side: int, results: dict[int, int], losses: list[float]) -> str:
-    """``win 97% loss 1% draw 2% huber 0.0123`` for the games and steps since the last report."""
-    text = outcome_shares(side, results)
-    return text + (f" huber {sum(losses) / len(losses):.4f}" if losses else "")
+def mean_loss(run: DQN_Run) -> str:
+    """``huber 0.0123``: the mean loss of the optimiser steps since it was last asked (then
+    forgotten), for the progress bar; empty when there were none."""
+    text = f"huber {sum(run.losses) / len(run.losses):.4f}" if run.losses else ""
+    run.losses.clear()
+    return text
 
 
 def train(run: DQN_Run, show_progress: bool = True,
@@ -80,24 +76,18 @@ def train(run: DQN_Run, show_progress: bool = True,
     if given), then save the network and draw the learning curves. Prints the speed and where
     everything went. Returns False when Ctrl-C or SIGTERM stopped it early (what was learned is
     saved all the same; a signal during the save waits for it)."""
-    results = dict.fromkeys(RESULTS, 0)   # games by result code since the last report
-    epoch, side = run.start, run.learners[0].player
+    def after_game(epoch: int, final: State) -> None:
+        if run.curve is not None:
+            run.curve.record(epoch, final)
+        if on_game is not None:
+            on_game(epoch, final)
+
     started = time.perf_counter()
-    with StopRequest() as stop, tqdm(total=run.epochs, initial=run.start, desc=run.label,
-                                     unit="game", disable=not show_progress,
-                                     mininterval=0.5) as bar:
-        while epoch < run.epochs and not stop.requested:
-            final = play_and_learn(run, epoch)
-            results[final.end_of_game] += 1
-            if run.curve is not None:
-                run.curve.record(epoch, final)
-            if on_game is not None:
-                on_game(epoch, final)
-            epoch += 1
-            if epoch % REPORT_EVERY == 0 or epoch == run.epochs:
-                bar.set_postfix_str(progress_text(side, results, run.losses), refresh=False)
-                bar.update(sum(results.values()))
-                results, run.losses = dict.fromkeys(RESULTS, 0), []
+    with StopRequest() as stop:
+        epoch, _ = run_episodes(lambda epoch: play_and_learn(run, epoch), run.learners[0].player,
+                                run.start, run.epochs, run.label, on_episode=after_game,
+                                show_progress=show_progress, stop=stop,
+                                note=lambda: mean_loss(run))
         seconds = time.perf_counter() - started
         stop.saving = True
         save(run, epoch)

@@ -69,11 +69,13 @@ class StopRequest:
 
 def run_episodes(learn: Callable[[int], State], side: int, start: int, epochs: int,
                  description: str, on_episode: Callable[[int, State], None] | None = None,
-                 show_progress: bool = True, stop: StopRequest | None = None) -> tuple[int, bool]:
+                 show_progress: bool = True, stop: StopRequest | None = None,
+                 note: Callable[[], str] | None = None) -> tuple[int, bool]:
     """Call ``learn(epoch)`` for ``epoch`` in ``start .. epochs-1``; each returns the episode's
-    final position. A progress bar shows the share of wins, losses and draws over the last
-    ``REPORT_EVERY`` episodes. Ctrl-C stops after the current episode (``stop``: a request the
-    caller has already set up, which it also keeps for the save).
+    final position (then ``on_episode(epoch, final)``, if given). A progress bar shows the share
+    of wins, losses and draws over the last ``REPORT_EVERY`` episodes, followed by ``note()`` if
+    given. Ctrl-C stops after the current episode (``stop``: a request the caller has already set
+    up, which it also keeps for the save).
 
     Returns ``(episodes done in total, whether it was interrupted)``.
     """
@@ -89,7 +91,9 @@ def run_episodes(learn: Callable[[int], State], side: int, start: int, epochs: i
                 on_episode(epoch, final)
             epoch += 1
             if epoch % REPORT_EVERY == 0 or epoch == epochs:
-                bar.set_postfix_str(outcome_shares(side, results), refresh=False)
+                bar.set_postfix_str(" ".join(filter(None, (outcome_shares(side, results),
+                                                           note() if note else ""))),
+                                    refresh=False)
                 bar.update(sum(results.values()))
                 results = dict.fromkeys(RESULTS, 0)
         return epoch, stop.requested

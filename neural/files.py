@@ -26,7 +26,7 @@ import torch
 from State import O, X, symbol
 from neural.network import Q_Network
 from tables import destinations
-from tables.files import _write_atomically as write_atomically
+from tables.files import read_bounded, write_atomically
 
 FORMAT_NAME = "tictactoe-dqn"
 FORMAT_VERSION = 1
@@ -118,21 +118,8 @@ def load_network(path: str, side: int | None = None) -> Saved:
 def _read(path: str):
     """The object the file holds, rebuilt by torch's weights-only unpickler."""
     path = os.fspath(path)
-    if not os.path.isfile(path):
-        what = "is a folder" if os.path.isdir(path) else "is not a regular file" \
-            if os.path.exists(path) else "no such file"
-        raise NetworkError(f"{path}: {what}; give the path of a network saved by DQN_Trainer.py "
-                           f"(a {SUFFIX} file)")
-    try:
-        size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            raise NetworkError(f"{path}: {size:,} bytes is far too large for a network (at most "
-                               f"{MAX_FILE_BYTES:,})")
-        with open(path, "rb") as stream:
-            data = stream.read(MAX_FILE_BYTES + 1)
-    except OSError as error:
-        raise NetworkError(f"{path}: cannot be read ({error.strerror or error}); check the file "
-                           "and its permissions") from None
+    data = read_bounded(path, MAX_FILE_BYTES, NetworkError, "a network",
+                        f"give the path of a network saved by DQN_Trainer.py (a {SUFFIX} file)")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -88,10 +88,10 @@ def save_table(path: str, Q: QTable, side: int, meta: dict | None = None) -> Non
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     destinations.remove_orphans(folder)
-    _write_atomically(path, folder, data)
+    write_atomically(path, folder, data)
 
 
-def _write_atomically(path: str, folder: str, data: bytes) -> None:
+def write_atomically(path: str, folder: str, data: bytes) -> None:
     temporary = destinations.temporary_path(folder)
     try:
         # The usual permissions for a new file (0o666 less the umask), unlike tempfile's 0o600.
@@ -239,27 +239,37 @@ def _read(path: str):
 
 
 def _file_bytes(path: str) -> bytes:
+    return read_bounded(path, MAX_FILE_BYTES, TableError, "a Q-table",
+                        "give the path of a table saved by AI_Agent.save_Q (a .pth file), or "
+                        "train one (python MC_Trainer.py)")
+
+
+def read_bounded(path: str, limit: int, error: type[ValueError], kind: str, hint: str) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them. A path that is missing,
+    a folder, a device or pipe, larger than ``limit``, unreadable or empty raises ``error`` in one
+    line: the path, what is wrong, then ``hint`` (what to give instead). ``kind`` says what the
+    file should be ("a Q-table")."""
     if os.path.isdir(path):
-        raise TableError(f"{path}: is a folder, not a Q-table file; give the path of a .pth file")
+        raise error(f"{path}: is a folder, not {kind} file; {hint}")
     if os.path.exists(path) and not os.path.isfile(path):
-        raise TableError(f"{path}: is not a regular file (a device or a pipe?); give the path of "
-                         "a .pth file")
+        raise error(f"{path}: is not a regular file (a device or a pipe?); {hint}")
     try:
         size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            raise TableError(f"{path}: {size:,} bytes is far too large for a Q-table (at most "
-                             f"{MAX_FILE_BYTES:,}); use a table saved by AI_Agent.save_Q")
+        if size > limit:
+            raise error(f"{path}: {size:,} bytes is far too large for {kind} (at most {limit:,}); "
+                        f"{hint}")
         with open(path, "rb") as stream:
-            data = stream.read(MAX_FILE_BYTES + 1)
+            data = stream.read(limit + 1)   # the file may have grown since its size was read
     except FileNotFoundError:
-        raise TableError(f"{path}: no such file; check the path or train a table first "
-                         "(python MC_Trainer.py)") from None
-    except OSError as error:
-        raise TableError(f"{path}: cannot be read ({error.strerror or error}); "
-                         "check the file and its permissions") from None
+        raise error(f"{path}: no such file; check the path, or {hint}") from None
+    except OSError as error_of_os:
+        raise error(f"{path}: cannot be read ({error_of_os.strerror or error_of_os}); check the "
+                    "file and its permissions") from None
     if not data:
-        raise TableError(f"{path}: the file is empty (0 bytes), e.g. from an interrupted copy; "
-                         "copy it again or retrain it")
+        raise error(f"{path}: the file is empty (0 bytes), e.g. from an interrupted copy; copy it "
+                    "again or make it anew")
+    if len(data) > limit:
+        raise error(f"{path}: grew past {limit:,} bytes while it was read; {hint}")
     return data
 
 

@@ -237,7 +237,7 @@ def unusable_files(folder: Path):
                 "weights": weights, "updates": 0, "meta": {}, "optimizer": None}
         return dict(base, **changes)
 
-    return [("empty.pt", b"", "not a readable network file"),
+    return [("empty.pt", b"", "the file is empty (0 bytes)"),
             ("text.pt", b"hello", "not a readable network file"),
             ("list.pt", [1, 2], "not a Tic-Tac-Toe network"),
             ("version.pt", payload(version=7), "version 7"),

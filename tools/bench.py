@@ -9,7 +9,7 @@ Prints: ours against a rebuild of the course's original design, side by side in 
 and with warm caches; the whole-process time of the README's commands; the chapter's own trainer
 on this engine; a 1,000-game Tester run, exact evaluation of a pair of agents, the full solve,
 loading and saving a table; then the benchmarks of the other parts (the three trainers side by
-side, playout agents, Nim, the book's files).
+side, playout agents, Nim, the book's files, deep Q-learning).
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ SHIPPED_X = str(ROOT / "Data" / "Q_MC_X.pth")
 OTHER_BENCHMARKS = (("tools/compare.py", "--bench"),
                     ("tools/bench_playout.py", "--runs", "{runs}"),
                     ("tools/bench_nim.py", "--runs", "{runs}"),
-                    ("tools/bench_book.py", "--runs", "{runs}"))
+                    ("tools/bench_book.py", "--runs", "{runs}"),
+                    ("tools/bench_dqn.py",))   # one run of each mode: each takes about a minute
 
 
 def median_seconds(work: Callable[[], object], runs: int) -> float:

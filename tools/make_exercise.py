@@ -50,7 +50,7 @@ TEACHERS_ONLY = ("tools/make_exercise.py", "tools/exercise_templates.py",
                  "tests/test_course.py", "tests/course_scripts/", "book/", "tests/test_book.py",
                  "tools/bench_book.py", ".ci/", "notebooks/", "tests/test_notebook.py",
                  "tools/bench.py", "tools/bench_course.py", "tools/course_design.py",
-                 "tests/test_bench.py", "tests/test_course_design.py")
+                 "tools/bench_dqn.py", "tests/test_bench.py", "tests/test_course_design.py")
 # Files the code needs but that show solutions: the self-check's answer key, the exploration
 # schedules (piece 1) and the Monte Carlo updates (piece 3). The students' version carries them
 # compressed, out of plain sight while a student reads the code.

@@ -151,7 +151,7 @@ def run_your_main(argv: list[str]) -> int:
             print("\nInterrupted: your main was stopped before it finished; it saved nothing "
                   "unless it saves along the way", file=sys.stderr)
             return cli.INTERRUPTED
-        print_reports([player1])
+        print_reports([player1], [PATH])
         return 0
     finally:
         globals().update(kept)

@@ -158,6 +158,15 @@ def optimum_report() -> str:
     return "\n".join(lines)
 
 
+def q_values_report(spec: str, moves: str) -> str:
+    """The Q-value of every cell after ``moves``, for a table or a DQN network (``dqn:PATH`` or
+    ``PATH.pt``), laid out as the board."""
+    if is_network(spec):
+        from neural.agent import show_network_q   # torch is imported only for a network
+        return show_network_q(network_path(spec), moves)
+    return show_q(spec, moves)
+
+
 def analyse_report(spec: str, moves: str, seed: int) -> str:
     """What a search agent thinks of every move after ``moves``, on the board layout."""
     state = parse_moves(moves)
@@ -197,8 +206,8 @@ def build_parser() -> cli.Parser:
     parser.add_argument("--optimum", action="store_true",
                         help="print the best possible results against random and advanced")
     parser.add_argument("--show-q", metavar="TABLE",
-                        help="the table's Q-value of every cell, laid out as the board, in the "
-                             "position after --moves")
+                        help="the Q-value of every cell, laid out as the board, in the "
+                             "position after --moves, by a table or a DQN network (dqn:PATH)")
     parser.add_argument("--analyse", metavar="SPEC",
                         help="a search agent's score of every move (playout, mcts) after --moves")
     parser.add_argument("--moves", default="", metavar="MOVES",
@@ -237,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.mistakes is not None:
         print(mistakes_report(args.mistakes, args.seed))
     elif args.show_q is not None:
-        print(show_q(args.show_q, args.moves))
+        print(q_values_report(args.show_q, args.moves))
     elif args.analyse is not None:
         print(analyse_report(args.analyse, args.moves, args.seed))
     else:

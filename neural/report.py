@@ -85,6 +85,6 @@ def dqn_report(agent, spec: str = "SPEC") -> str:
     its move keeps the perfect-play value; ``spec`` names it in the command that lists the
     others."""
     right, total = perfect_share(agent, agent.player)
-    return (f"{exact_report(agent)}\n"
+    return (f"{exact_report(agent, spec)}\n"
             f"perfect moves: {right:,} of {total:,} {symbol(agent.player)} positions "
             f"({right / total:.2%}); the others: python Tester.py --mistakes {spec}")

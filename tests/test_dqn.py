@@ -301,6 +301,20 @@ def test_the_network_s_view_shows_its_values_with_the_greedy_move_bracketed(lear
         show_network_q(str(path), "0,0 1,0 0,1 1,1 0,2")
 
 
+@needs_learning_steps
+def test_tester_shows_a_network_s_values_as_it_shows_a_table_s(learned):
+    path, _ = learned
+    for spec in (str(path), f"dqn:{path}"):
+        shown = subprocess.run([sys.executable, "Tester.py", "--show-q", spec, "--moves", "1,1 0,0"],
+                               cwd=ROOT, capture_output=True, text=True)
+        assert shown.returncode == 0, shown.stderr
+        assert shown.stdout.strip() == show_network_q(str(path), "1,1 0,0").strip()
+    refused = subprocess.run([sys.executable, "Tester.py", "--show-q", str(path), "--moves", "1,1"],
+                             cwd=ROOT, capture_output=True, text=True)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert "is a network for X, not for O" in refused.stderr
+
+
 # --- what a policy gets wrong ------------------------------------------------------------------
 
 def test_perfect_play_makes_no_mistakes_and_random_play_many():

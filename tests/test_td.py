@@ -18,7 +18,7 @@ from players.specs import make_agent
 from training.curves import BINS, CHECKPOINTS, EPSILON_POINTS, Learning_Curve, checkpoint_epochs
 from training.curves import exact_results
 from tables.files import load_table, save_table
-from exact.solver import is_unbeatable
+from exact.solver import is_unbeatable, worst_case
 from State import DRAW, O, O_WON, X, X_WON, State, parse_moves
 from TicTacToe import TicTacToe
 
@@ -369,3 +369,14 @@ def test_unbeatable_is_reported_for_a_perfect_table():
                if s.player == X and not s.end_of_game}
     assert is_unbeatable(agent)
     assert "unbeatable" in exact_report(agent)
+
+
+def test_a_beatable_table_s_report_names_its_file_in_the_command_that_shows_the_line():
+    """The line that beats an empty table (its first cell everywhere), checked against the solver,
+    and the Tester command that shows it, with the table's own path."""
+    agent = AI_Agent(X)
+    value, line = worst_case(agent)
+    assert value < 0
+    report = exact_report(agent, "Data/weak.pth")
+    assert f"by the line {' '.join(f'{r},{c}' for r, c in line)} " in report
+    assert report.endswith("(see: python Tester.py --worst-case Data/weak.pth)")

@@ -41,5 +41,5 @@ def main(trainer: Trainer, argv: list[str] | None) -> int:
     finished = train_loop(run, learn_from_games(run, update))
     if finished:
         test_games(run.learners[0], run.opponent, run.env, TEST_GAMES)
-    print_reports(run.learners)
+    print_reports(run.learners, run.paths)
     return 0 if finished else cli.INTERRUPTED

@@ -11,23 +11,25 @@ from TicTacToe import TicTacToe
 from training.curves import exact_results
 
 
-def exact_report(agent) -> str:
-    """The agent's exact results against ``random`` and ``advanced`` and whether it can be beaten."""
+def exact_report(agent, spec: str = "TABLE") -> str:
+    """The agent's exact results against ``random`` and ``advanced`` and whether it can be beaten;
+    ``spec`` names it in the command that shows the beating line."""
     lines = [f"exact vs {name:<8}: wins {wins:.4%}  losses {losses:.4%}  draws {draws:.4%}"
              for name, (wins, losses, draws) in exact_results(agent).items()]
     value, line = worst_case(agent)
     lines.append("unbeatable: no sequence of opponent moves beats it" if value >= 0 else
                  f"can be beaten, e.g. by the line {' '.join(f'{r},{c}' for r, c in line)} "
-                 "(see: python Tester.py --worst-case TABLE)")
+                 f"(see: python Tester.py --worst-case {spec})")
     return "\n".join(lines)
 
 
-def print_reports(learners: list[AI_Agent]) -> None:
-    """Print ``exact_report`` of every learner (headed by its side when there are two)."""
-    for agent in learners:
+def print_reports(learners: list[AI_Agent], paths: list[str]) -> None:
+    """Print ``exact_report`` of every learner, saved at the matching one of ``paths`` (headed by
+    its side when there are two)."""
+    for agent, path in zip(learners, paths):
         if len(learners) > 1:
             print(f"{symbol(agent.player)} table:")
-        print(exact_report(agent))
+        print(exact_report(agent, path))
 
 
 def test_games(player1: AI_Agent, player2, env: TicTacToe, num: int) -> tuple[int, int, int]:

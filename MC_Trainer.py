@@ -5,10 +5,13 @@ the environment. The game is cut into learning steps -- the learner's move plus 
 reply -- and, walking the steps backwards, each step's return ``G = gamma * G + reward`` pulls its
 Q-value towards it: ``Q <- Q + alpha * (G - Q)``. Rewards are X's; a learner playing O negates them.
 
-Two refinements make the course's parameters reliable (``--plain`` turns both off, giving the
-chapter's algorithm exactly as printed):
+``main`` is the chapter's loop (the exercise's piece 3). While ``main`` is your own, ``python
+MC_Trainer.py`` runs it as written, and the flags that need the solved trainer (``--plain``,
+``--plot``, ``--resume``, ``--opponent self``) say so. Once it is solved, the command line trains
+with two refinements that make the course's parameters reliable (``--plain`` turns both off,
+giving the chapter's algorithm exactly as printed):
 - Symmetry: a position and its rotated or mirrored copies are the same situation, so each update
-  also goes to the seven images of the pair (``Symmetry.images``): every game teaches eight.
+  also goes to the seven images of the pair (``exact.symmetry.images``): every game teaches eight.
 - The walk back stops after a step whose move was exploratory (not the greedy one): the returns of
   the earlier steps then depend on a random move, so they say little about the greedy policy the
   agent will play. (This is off-policy Monte Carlo control with a greedy target.) Without it a

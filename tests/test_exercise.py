@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tools import make_exercise
+from tools import exercise_students, make_exercise
 from tools.chapter_code import ListingMissing, listing, type_in_solution
 from tools.exercise_pieces import HINTS, HINTS_FILE, INSTRUCTIONS, PIECES, next_hint
 
@@ -264,8 +264,10 @@ def test_every_tracked_file_is_there_and_the_tables_unchanged(exercise):
     assert "tools/grading/results.py" not in expected and "check.py" in expected
     written = {str(p.relative_to(exercise)) for p in exercise.rglob("*") if p.is_file()}
     assert written == expected | set(make_exercise.STUDENTS_OWN)
-    for table in (ROOT / "Data").glob("*.pth"):
-        assert (exercise / "Data" / table.name).read_bytes() == table.read_bytes()
+    shipped = [name for name in expected if name.startswith("Data/") and name.endswith(".pth")]
+    assert shipped   # the shipped tables, not the ignored ones a teacher's own runs leave there
+    for table in shipped:
+        assert (exercise / table).read_bytes() == (ROOT / table).read_bytes()
 
 
 def test_the_required_pieces_are_marked_and_every_stub_names_its_piece(exercise):
@@ -411,7 +413,7 @@ def test_the_answer_key_is_there_compressed_and_works_the_same(exercise):
 def test_the_students_gitignore_keeps_the_hint_progress_out(exercise):
     ignored = (exercise / ".gitignore").read_text(encoding="utf-8").splitlines()
     assert HINTS_FILE in ignored and ".venv/" in ignored
-    assert not set(make_exercise.TEACHERS_IGNORES) & set(ignored)
+    assert not set(exercise_students.TEACHERS_IGNORES) & set(ignored)
 
 
 # --- the hints ------------------------------------------------------------------------------
@@ -500,7 +502,7 @@ def _yaml_scalar(text: str) -> str:
 
 
 def test_classroom_autograding_has_one_test_per_piece_with_its_points(exercise):
-    tests = json.loads((exercise / make_exercise.AUTOGRADING).read_text(encoding="utf-8"))["tests"]
+    tests = json.loads((exercise / exercise_students.AUTOGRADING).read_text(encoding="utf-8"))["tests"]
     assert [test["run"] for test in tests] == [f"python check.py --piece {piece.number}"
                                                for piece in PIECES]
     assert [test["points"] for test in tests] == [piece.points for piece in PIECES]
@@ -515,7 +517,7 @@ def test_classroom_autograding_has_one_test_per_piece_with_its_points(exercise):
 
 
 def test_classroom_workflow_installs_the_cpu_torch_and_runs_the_autograding(exercise):
-    text = (exercise / make_exercise.WORKFLOW).read_text(encoding="utf-8")
+    text = (exercise / exercise_students.WORKFLOW).read_text(encoding="utf-8")
     workflow = read_yaml(text)
     try:
         import yaml
@@ -540,7 +542,7 @@ def test_classroom_workflow_installs_the_cpu_torch_and_runs_the_autograding(exer
 
 def test_classroom_gives_every_point_to_the_solution_and_none_to_the_raw_exercise(
         exercise, solved_repo):
-    tests = json.loads((exercise / make_exercise.AUTOGRADING).read_text(encoding="utf-8"))["tests"]
+    tests = json.loads((exercise / exercise_students.AUTOGRADING).read_text(encoding="utf-8"))["tests"]
     for test in tests:
         words = shlex.split(test["run"])
         assert words[0] == "python"

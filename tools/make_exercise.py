@@ -32,8 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
 from tools.exercise_students import (  # noqa: E402
-    AUTOGRADING, CONFTEST, LINE_WIDTH, STUDENTS_OWN, TEACHERS_IGNORES, WORKFLOW,  # noqa: F401
-    compressed_module, students_conftest, write_students_files)
+    CONFTEST, LINE_WIDTH, STUDENTS_OWN, compressed_module, students_conftest, write_students_files)
 from tools.exercise_pieces import (  # noqa: E402
     INSTRUCTIONS, SELF_CHECK, STUB_PREFIX, Instructions)
 

@@ -12,7 +12,7 @@ TORCH ?=
 TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
 TORCH_PIN := $(shell grep -E '^torch==' requirements.txt)
 
-.PHONY: venv extras play train test bench data compare curves exercise check nim clean
+.PHONY: venv extras play train dqn test bench data compare curves exercise check nim clean
 
 venv: $(STAMP)
 
@@ -34,6 +34,10 @@ play: venv
 
 train: venv
 	$(PY) MC_Trainer.py
+
+# The next chapter: a neural Q-function (DQN), X against random, with its exact report (~a minute).
+dqn: venv
+	$(PY) DQN_Trainer.py
 
 test: venv
 	$(PY) -m pytest -q

@@ -44,6 +44,7 @@ class AI_Agent(Agent):
         self.train = train
         self.epsilon_schedule = check_schedule(epsilon)
         self.decay_epochs = decay_epochs
+        self._rate_epoch, self._rate = None, EPSILON_FINAL   # exploration_rate's last answer
         self.Q: dict[tuple[State, Action], float] = {}
         self.meta: dict = {}
         if Q_table_PATH is not None:
@@ -68,17 +69,26 @@ class AI_Agent(Agent):
         return greedy_action(self.Q, position_of(state))  # the live game: the position it shows
 
     def get_action(self, state: State, epoch: int | None = None) -> Action:
-        """Epsilon-greedy while training (epsilon from ``epsilon_greedy(epoch)``), else greedy."""
-        if self.train:
-            if epoch is None:    # not a training episode, so there is no schedule to ask
-                epsilon = EPSILON_FINAL
-            elif self.epsilon_schedule in CHAPTER_SCHEDULES:
-                epsilon = self.epsilon_greedy(epoch)   # the chapter's (the exercise's piece 1)
-            else:                # the lecture's geometric schedule is not the chapter's
-                epsilon = epsilon_at(self.epsilon_schedule, epoch, self.decay_epochs)
-            if self.rng.random() < epsilon:
-                return self.rng.choice(state.legal_actions())
+        """Epsilon-greedy while training (epsilon from ``exploration_rate(epoch)``), else greedy."""
+        if self.train and self.rng.random() < self.exploration_rate(epoch):
+            return self.rng.choice(state.legal_actions())
         return self.get_Q_action(state)
+
+    def exploration_rate(self, epoch: int | None) -> float:
+        """Epsilon in episode ``epoch``: the chapter's ``epsilon_greedy`` (the exercise's piece 1),
+        or the lecture's geometric schedule; ``EPSILON_FINAL`` outside a training episode
+        (``epoch`` None). It changes only from one episode to the next, so it is worked out once
+        per episode, not at every move (a change of ``epsilon_schedule`` or ``decay_epochs`` takes
+        effect at the next episode)."""
+        if epoch != self._rate_epoch:
+            if epoch is None:
+                rate = EPSILON_FINAL
+            elif self.epsilon_schedule in CHAPTER_SCHEDULES:
+                rate = self.epsilon_greedy(epoch)
+            else:                # the lecture's geometric schedule is not the chapter's
+                rate = epsilon_at(self.epsilon_schedule, epoch, self.decay_epochs)
+            self._rate_epoch, self._rate = epoch, rate
+        return self._rate
 
     def legal_actions(self, state: State) -> list[Action]:
         """The legal moves of ``state`` (the course's name)."""

@@ -201,3 +201,33 @@ def test_advanced_samples_match_its_probabilities():
     expected = agent.action_probs(state)[(0, 2)]
     standard_error = (expected * (1 - expected) / games) ** 0.5
     assert abs(hits / games - expected) < 4 * standard_error
+
+
+def test_a_learner_asks_its_schedule_once_per_episode_and_explores_at_that_rate():
+    """epsilon_greedy (the exercise's piece 1) is asked once per episode, however many moves the
+    learner makes in it; outside training episodes (epoch None) the rate is the final 0.01."""
+    from AI_Agent import AI_Agent
+    from Episode import play_game
+    from training.schedules import EPSILON_FINAL
+
+    class Counting(AI_Agent):
+        asked: list[int] = []
+
+        def epsilon_greedy(self, epoch):
+            self.asked.append(epoch)
+            return 0.25
+
+    env = TicTacToe()
+    learner = Counting(X, env, seed=3)
+    for epoch in range(200):
+        moves, _ = play_game(learner, Random_Agent(O, env, seed=epoch), env, epoch=epoch)
+        assert sum(state.player == X for state, _, _ in moves) >= 3
+    assert learner.asked == list(range(200))
+    assert learner.exploration_rate(None) == EPSILON_FINAL and learner.asked == list(range(200))
+    # 0.25 of the learner's moves are random: with an empty table every greedy move is the first
+    # legal cell, so the share of other cells estimates it (seeded: the same count every run)
+    learner.Q.clear()
+    learner.rng.seed(5)
+    state = State()
+    others = sum(learner.get_action(state, 1_000) != (0, 0) for _ in range(4_000))
+    assert abs(others / 4_000 - 0.25 * 8 / 9) < 0.02

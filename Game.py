@@ -244,8 +244,9 @@ def main(argv: list[str] | None = None) -> int:
                                "H shows the computer's values on the board, Esc, Ctrl-C or "
                                "closing the window quits.")
     parser.add_argument("--x", default=DEFAULT_X, metavar="SPEC",
-                        help=f"who plays X: human, random, advanced, minimax, playout, mcts or a "
-                             f"Q-table path (default: {DEFAULT_TABLE} beside Game.py)")
+                        help=f"who plays X: human, random, advanced, minimax, playout, mcts, a "
+                             f"Q-table path or a DQN network (dqn:PATH) (default: {DEFAULT_TABLE} "
+                             "beside Game.py)")
     parser.add_argument("--o", default=DEFAULT_O, metavar="SPEC",
                         help=f"who plays O, likewise (default: {DEFAULT_O})")
     parser.add_argument("--games", type=cli.count, default=None, metavar="N",

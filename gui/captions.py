@@ -6,7 +6,7 @@ import os
 from typing import TYPE_CHECKING
 
 from gui.values import VALUE_NAMES, best_cells, shown_values
-from players.specs import is_table_path, parse_spec
+from players.specs import is_network, is_table_path, network_path, parse_spec
 from State import DRAW, O, O_WON, X, X_WON, symbol
 
 if TYPE_CHECKING:
@@ -16,9 +16,11 @@ KEYS = "R new game  ·  H values  ·  Esc quit"
 
 
 def short_name(spec: str) -> str:
-    """A spec as the header shows it: a table by its file name, an agent by its name."""
-    if is_table_path(spec.strip()):
-        return os.path.splitext(os.path.basename(spec.strip()))[0]
+    """A spec as the header shows it: a table or a network by its file name, an agent by its
+    name."""
+    spec = spec.strip()
+    if is_network(spec) or is_table_path(spec):
+        return os.path.splitext(os.path.basename(network_path(spec)))[0]
     return parse_spec(spec)[0]
 
 

@@ -302,6 +302,23 @@ def test_the_network_s_view_shows_its_values_with_the_greedy_move_bracketed(lear
 
 
 @needs_learning_steps
+def test_the_game_window_plays_a_network_named_by_its_file(learned):
+    """Game.py takes a network as it takes a table (headless here), and the header names it by
+    its file."""
+    path, _ = learned
+    from gui.captions import short_name
+    assert short_name(f"dqn:{path}") == short_name(str(path)) == path.stem
+    played = subprocess.run([sys.executable, "Game.py", "--x", f"dqn:{path}", "--o", "random",
+                             "--games", "3", "--delay", "0", "--seed", "1"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "SDL_VIDEODRIVER": "dummy"})
+    assert played.returncode == 0, played.stderr
+    score = re.search(r"Score: (\S+) \(X\) (\d+)  ·  random \(O\) (\d+)  ·  draws (\d+)",
+                      played.stdout)
+    assert score and score[1] == path.stem and sum(map(int, score.groups()[1:])) == 3
+
+
+@needs_learning_steps
 def test_tester_shows_a_network_s_values_as_it_shows_a_table_s(learned):
     path, _ = learned
     for spec in (str(path), f"dqn:{path}"):

@@ -175,7 +175,7 @@ def analyse_report(spec: str, moves: str, seed: int) -> str:
     agent = make_agent(spec, state.player, TicTacToe(), seed=seed)
     if not isinstance(agent, Search_Agent):
         raise ValueError(f"agent {spec!r} has no analyse(); use playout or mcts "
-                         "(for a Q-table: --show-q TABLE)")
+                         "(for a Q-table or a DQN network: --show-q PATH)")
     values = agent.analyse(state)
     return (f"{describe(spec)} playing {symbol(state.player)}: its number for every move "
             f"(the bracketed cell has the largest; cells it never tried show {UNSEEN}):\n\n"
@@ -205,7 +205,7 @@ def build_parser() -> cli.Parser:
                              "perfect play's value, board by board, and how many it plays right")
     parser.add_argument("--optimum", action="store_true",
                         help="print the best possible results against random and advanced")
-    parser.add_argument("--show-q", metavar="TABLE",
+    parser.add_argument("--show-q", metavar="PATH",
                         help="the Q-value of every cell, laid out as the board, in the "
                              "position after --moves, by a table or a DQN network (dqn:PATH)")
     parser.add_argument("--analyse", metavar="SPEC",

@@ -215,9 +215,37 @@ def test_self_play_tables_out_of_step_resume_from_the_smaller_count(tmp_path, ca
                                                  "epsilon": "linear"})
     save_table(str(tmp_path / "t_O.pth"), {}, -1, {"episodes_done": 500, "epochs": 1000,
                                                   "epsilon": "linear"})
-    assert resume_all(str(tmp_path / "t.pth"), [x, o], 2000) == 500
+    assert resume_all(str(tmp_path / "t.pth"), [x, o], 2000, {"algorithm": "MC"}) == 500
     assert "both go on from 500" in capsys.readouterr().out
 
+
+
+@pytest.mark.parametrize("made_by, resumed_by, says", [
+    (["MC_Trainer.py", "--plain"], ["MC_Trainer.py"],
+     "was trained with refinements 'none (--plain)', and this run's is 'symmetry, stop at "
+     "exploration'"),
+    (["MC_Trainer.py"], ["MC_Trainer.py", "--plain"],
+     "was trained with refinements 'symmetry, stop at exploration', and this run's is "
+     "'none (--plain)'"),
+    (["SARSA_Trainer.py"], ["MC_Trainer.py"],
+     "was trained with algorithm 'SARSA', and this run's is 'MC'")])
+def test_resume_goes_on_only_the_way_the_table_was_learnt(tmp_path, made_by, resumed_by, says):
+    """A table learnt by another trainer or variant is refused by --resume in one line, before any
+    training, and left as it was; the same trainer and flags go on from it."""
+    table = tmp_path / "t.pth"
+    subprocess.run([sys.executable, *made_by, "--epochs", "300", "--seed", "1", "--out", str(table)],
+                   cwd=ROOT, check=True, capture_output=True)
+    before = table.read_bytes()
+    refused = subprocess.run([sys.executable, *resumed_by, "--resume", str(table), "--epochs", "600"],
+                             cwd=ROOT, capture_output=True, text=True)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert says in refused.stderr and "resume it with the trainer and flags that made it" in \
+        refused.stderr
+    assert table.read_bytes() == before and "Trained" not in refused.stdout
+    again = subprocess.run([sys.executable, *made_by, "--resume", str(table), "--epochs", "600"],
+                           cwd=ROOT, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert load_table(str(table))[2]["episodes_done"] == 600
 
 def test_a_save_that_fails_after_training_keeps_the_table_and_says_where(tmp_path, monkeypatch):
     """A full disk at the end of a run: the trained table goes to a fallback file, named in the

@@ -380,3 +380,14 @@ def test_a_beatable_table_s_report_names_its_file_in_the_command_that_shows_the_
     report = exact_report(agent, "Data/weak.pth")
     assert f"by the line {' '.join(f'{r},{c}' for r, c in line)} " in report
     assert report.endswith("(see: python Tester.py --worst-case Data/weak.pth)")
+
+
+def test_the_progress_shares_are_the_learner_s_and_name_unfinished_episodes():
+    """The progress bar's shares, by result code, from the learner's side; episodes that stopped
+    before their game ended (a student's Generate_episode may) get a share of their own."""
+    from State import DRAW, O, O_WON, ONGOING, X_WON
+    from training.loop import outcome_shares
+    results = {X_WON: 6, O_WON: 2, DRAW: 2, ONGOING: 0}
+    assert outcome_shares(X, results) == "win 60% loss 20% draw 20%"
+    assert outcome_shares(O, results) == "win 20% loss 60% draw 20%"
+    assert outcome_shares(X, {**results, ONGOING: 10}) == "win 30% loss 10% draw 10% unfinished 50%"

@@ -33,10 +33,9 @@ def main(trainer: Trainer, argv: list[str] | None) -> int:
     """A whole run from the command line ``argv``; returns the exit status (0, or
     ``cli.INTERRUPTED`` after Ctrl-C or SIGTERM)."""
     args = trainer.parse(argv)
-    run = build_run(trainer.algorithm, trainer.title, args, trainer.defaults.out_name)
     variant = chosen_variant(args, trainer.variants)
-    for agent in run.learners:
-        agent.meta.update(variant.meta if variant else trainer.meta)
+    run = build_run(trainer.algorithm, trainer.title, args, trainer.defaults.out_name,
+                    learns=variant.meta if variant else trainer.meta)
     update = variant.update if variant and variant.update else trainer.update
     finished = train_loop(run, learn_from_games(run, update))
     if finished:

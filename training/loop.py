@@ -32,11 +32,14 @@ RESULTS = (X_WON, O_WON, DRAW, ONGOING)
 
 
 def outcome_shares(side: int, results: dict[int, int]) -> str:
-    """``win 97% loss 1% draw 2%`` for ``side``, from a count of games by result code."""
+    """``win 97% loss 1% draw 2%`` for ``side``, from a count of games by result code (and
+    ``unfinished 5%`` when some episodes stopped before their game ended)."""
     games = max(1, sum(results.values()))
     wins, losses = (X_WON, O_WON) if side == X else (O_WON, X_WON)
-    return " ".join(f"{name} {100 * results[code] / games:.0f}%"
-                    for name, code in (("win", wins), ("loss", losses), ("draw", DRAW)))
+    shown = [("win", wins), ("loss", losses), ("draw", DRAW)]
+    if results.get(ONGOING):
+        shown.append(("unfinished", ONGOING))
+    return " ".join(f"{name} {100 * results[code] / games:.0f}%" for name, code in shown)
 
 
 class StopRequest:

@@ -19,8 +19,8 @@ def update(Q: dict, steps: list[tuple], final: State, side: int, gamma: float, a
     walk stops after a step whose move was not the greedy one.
 
     The images of a pair are only ever updated together, so they always hold the same value: it is
-    computed once, from the pair itself. (A table that learnt otherwise, say with ``--plain``,
-    gives all the images the pair's own new value at their first refined update.)"""
+    computed once, from the pair itself. (That holds for every table this update made; ``--resume``
+    refuses a table learnt another way, see ``training.run.resume_from``.)"""
     G = 0.0
     first = len(steps) - 1   # the walk ends at the first step anyway: no need to ask if it explored
     for walked, (state, action, reward) in enumerate(reversed(steps)):

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 from AI_Agent import AI_Agent
 from Episode import play_games
 from exact.solver import worst_case
@@ -19,7 +21,7 @@ def exact_report(agent, spec: str = "TABLE") -> str:
     value, line = worst_case(agent)
     lines.append("unbeatable: no sequence of opponent moves beats it" if value >= 0 else
                  f"can be beaten, e.g. by the line {' '.join(f'{r},{c}' for r, c in line)} "
-                 f"(see: python Tester.py --worst-case {spec})")
+                 f"(see: python Tester.py --worst-case {shlex.quote(spec)})")
     return "\n".join(lines)
 
 

@@ -83,9 +83,15 @@ def describe_run(algorithm: str, side: int, args: argparse.Namespace, episodes_d
             "alpha": args.alpha, "epsilon": args.epsilon, "seed": args.seed}
 
 
-def resume_from(path: str, learner: AI_Agent) -> int:
-    """Load ``path`` into ``learner``; return the number of episodes it already covered."""
+def resume_from(path: str, learner: AI_Agent, recorded: dict) -> int:
+    """Load ``path`` into ``learner``; return the number of episodes it already covered. The
+    table must have been learnt the way this run learns (``recorded``: the algorithm and its
+    variant, as the tables record them): a run goes on with the trainer and flags that began it."""
     Q, _, meta = load_table(path, side=learner.player)
+    for key, value in recorded.items():
+        if key in meta and meta[key] != value:
+            raise ValueError(f"{path}: was trained with {key} {meta[key]!r}, and this run's is "
+                             f"{value!r}; resume it with the trainer and flags that made it")
     done = meta.get("episodes_done")
     if not isinstance(done, int) or done < 0:
         raise ValueError(f"{path}: records no episode count, so it cannot be resumed; "
@@ -101,11 +107,11 @@ def resume_from(path: str, learner: AI_Agent) -> int:
     return done
 
 
-def resume_all(path: str, learners: list[AI_Agent], epochs: int) -> int:
-    """Load the tables of ``path`` into ``learners``; the episodes they already cover. Self-play
-    tables that record different counts (a run killed between its two saves) resume from the
-    smaller one, which both have seen."""
-    done = [resume_from(where, agent)
+def resume_all(path: str, learners: list[AI_Agent], epochs: int, recorded: dict) -> int:
+    """Load the tables of ``path`` into ``learners`` (see ``resume_from``); the episodes they
+    already cover. Self-play tables that record different counts (a run killed between its two
+    saves) resume from the smaller one, which both have seen."""
+    done = [resume_from(where, agent, recorded)
             for where, agent in zip(table_paths(path, len(learners)), learners)]
     if len(set(done)) > 1:
         print(f"note: the X and O tables of {path} record {done[0]:,} and {done[1]:,} episodes; "
@@ -118,9 +124,12 @@ def resume_all(path: str, learners: list[AI_Agent], epochs: int) -> int:
 
 
 def build_run(algorithm: str, title: str, args: argparse.Namespace, out_name: str,
-              announce: bool = True) -> Run:
+              announce: bool = True, learns: dict | None = None) -> Run:
     """The run the command line ``args`` asks for; with ``announce`` print one line that says
-    what will be trained. Every file problem is found now, not after the training."""
+    what will be trained. ``learns``: how its update learns, recorded in its tables (e.g. MC's
+    refinements); a resumed table must record the same. Every file problem is found now, not
+    after the training."""
+    recorded = {"algorithm": algorithm, **(learns or {})}
     env = TicTacToe()
     self_play = is_self_play(args)
     side = X if self_play else SIDES[args.side]
@@ -136,9 +145,9 @@ def build_run(algorithm: str, title: str, args: argparse.Namespace, out_name: st
     for where in run.paths:
         check_writable(where, force=args.force)
     if args.resume:
-        run.start = resume_all(args.resume, learners, args.epochs)
+        run.start = resume_all(args.resume, learners, args.epochs, recorded)
     for agent in learners:
-        agent.meta = describe_run(algorithm, agent.player, args, run.start)
+        agent.meta = describe_run(algorithm, agent.player, args, run.start) | recorded
     who = "X and O by self-play" if self_play else f"{args.side} against {args.opponent}"
     settings = (f"gamma {args.gamma}, alpha {args.alpha}, epsilon {args.epsilon}, "
                 f"seed {args.seed}")

@@ -159,10 +159,8 @@ def is_table_file(path: str) -> bool:
     """Whether ``path`` was written as a Q-table (ours or the course's): a quick look at how its
     pickle begins, not a full check."""
     try:
-        with open(path, "rb") as stream:
-            data = stream.read(MAX_FILE_BYTES + 1)
-        pickled = guard.archive_pickle(data)
-    except (OSError, ValueError):
+        pickled = guard.archive_pickle(_file_bytes(path))
+    except ValueError:   # an unreadable file (TableError) or not a torch.save archive
         return False
     return _OUR_START in pickled[:64] or pickled.startswith(_COURSE_START)
 

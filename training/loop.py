@@ -27,7 +27,7 @@ from training.run import Run
 REPORT_EVERY = 1_000
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 # How an episode's final position can stand: a student's episode may stop before the game ends
-# (ONGOING), which counts as none of win, loss and draw.
+# (ONGOING), which the progress bar shows as unfinished.
 RESULTS = (X_WON, O_WON, DRAW, ONGOING)
 
 

@@ -26,7 +26,7 @@ def test_the_same_run_twice_in_one_process_prints_two_rates(tmp_path):
     _, output = bench_course.run_process([
         sys.executable, "-c", bench_course.TWICE, str(bench_course.ROOT), "--epochs", "200",
         "--seed", "3", "--out", str(tmp_path / "q.pth")])
-    assert len(bench_course.RATE_LINE.findall(output)) == 2
+    assert len(bench_course.TRAINED.findall(output)) == 2
 
 
 def test_failures_are_one_line_errors():

@@ -11,7 +11,6 @@ episodes/s)``), so start-up, saving and the final report are outside it; the wal
 from __future__ import annotations
 
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -19,8 +18,9 @@ import tempfile
 from pathlib import Path
 from time import perf_counter
 
+from tools.compare import TRAINED   # the trainers' timing line: episodes, episodes/s
+
 ROOT = Path(__file__).resolve().parent.parent
-RATE_LINE = re.compile(r"Trained [\d,]+ episodes in [\d.]+ s \(([\d,]+) episodes/s\)")
 COURSE_EPISODES = 3_000       # the course design runs at ~2,000 episodes/s
 COURSE_DEFAULT_EPISODES = 200_000
 WARM_EPISODES = 50_000
@@ -58,10 +58,10 @@ def run_process(command: list[str]) -> tuple[float, str]:
 
 def reported_rate(output: str, what: str) -> float:
     """The episodes/s of a trainer's ``Trained ...`` line in ``output``."""
-    found = RATE_LINE.search(output)
+    found = TRAINED.search(output)
     if found is None:
         raise BenchError(f"{what} printed no 'Trained N episodes in S s (R episodes/s)' line")
-    return float(found.group(1).replace(",", ""))
+    return float(found.group(2).replace(",", ""))
 
 
 def trainer(script: str, *options: str, out: str) -> list[str]:
@@ -120,7 +120,7 @@ def fresh_and_warm(runs: int, episodes: int = WARM_EPISODES) -> None:
                         sys.executable, "-c", TWICE, str(ROOT), "--side", side, "--opponent",
                         opponent, "--epochs", str(episodes), "--seed", str(run),
                         "--out", os.path.join(folder, "q.pth")])
-                    rates = [float(rate.replace(",", "")) for rate in RATE_LINE.findall(output)]
+                    rates = [float(rate.replace(",", "")) for _, rate in TRAINED.findall(output)]
                     if len(rates) != 2:
                         raise BenchError(f"MC_Trainer.run twice printed {len(rates)} rates, not 2")
                     first.append(rates[0])

@@ -17,7 +17,7 @@ import cli
 from State import X, symbol
 from TicTacToe import TicTacToe
 from training.curves import Learning_Curve
-from training.options import SIDES, fresh_seed, is_self_play, plot_path
+from training.options import SIDES, is_self_play, parse_with_presets, plot_path
 from training.run import learner_seed, make_opponent
 from training.schedules import SCHEDULES
 from neural.agent import DQN_Agent
@@ -149,12 +149,7 @@ def parse_arguments(prog: str, description: str, defaults: DQN_Defaults,
     """Read the command line: ``--opponent self`` changes the defaults to
     ``defaults.self_play`` (flags given still win); a missing ``--seed`` becomes a fresh one
     (printed and saved)."""
-    parser = build_parser(prog, description, defaults)
-    if is_self_play(parser.parse_known_args(argv)[0]):    # first pass: is it self-play?
-        parser.set_defaults(**defaults.self_play)
-    args = parser.parse_args(argv)
-    args.seed = fresh_seed(args.seed)
-    return args
+    return parse_with_presets(build_parser(prog, description, defaults), argv, defaults.self_play)
 
 
 def pick_device(choice: str) -> str:

@@ -132,10 +132,18 @@ def parse_arguments(prog: str, description: str, defaults: Defaults, argv: list[
     add_arguments(parser, defaults)
     for flag, variant in variants.items():
         parser.add_argument(f"--{flag}", action="store_true", help=variant.help)
+    return parse_with_presets(parser, argv, defaults.self_play, variants)
+
+
+def parse_with_presets(parser: cli.Parser, argv: list[str] | None, self_play: dict,
+                       variants: dict[str, Variant] | None = None) -> argparse.Namespace:
+    """Parse ``argv`` after applying the presets it asks for: ``self_play``'s defaults with
+    ``--opponent self``, a variant's with its flag (flags given still win). A missing ``--seed``
+    becomes a fresh one."""
     chosen = parser.parse_known_args(argv)[0]   # first pass: which presets apply
     if is_self_play(chosen):
-        parser.set_defaults(**defaults.self_play)
-    for flag, variant in variants.items():
+        parser.set_defaults(**self_play)
+    for flag, variant in (variants or {}).items():
         if getattr(chosen, flag):
             parser.set_defaults(**variant.preset)
     args = parser.parse_args(argv)

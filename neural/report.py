@@ -63,18 +63,15 @@ def perfect_share(agent, side: int) -> tuple[int, int]:
     return total - len(mistakes(agent, side)), total
 
 
-def format_mistakes(found: list[Mistake], limit: int | None = None) -> str:
+def format_mistakes(found: list[Mistake]) -> str:
     """The mistakes as boards, each with the move played, what it costs and the moves that keep
-    the value; at most ``limit`` of them (all by default)."""
-    shown = found if limit is None else found[:limit]
+    the value."""
     blocks = []
-    for number, m in enumerate(shown, 1):
+    for number, m in enumerate(found, 1):
         mover = symbol(m.state.player)
         blocks.append(f"{number}. {mover} to move ({VALUE_NAMES[m.value]} with perfect play); "
                       f"it plays {m.played[0]},{m.played[1]} -> {VALUE_NAMES[m.after]}; "
                       f"keeping: {' '.join(f'{r},{c}' for r, c in m.keeping)}\n{m.state}")
-    if limit is not None and len(found) > limit:
-        blocks.append(f"... and {len(found) - limit:,} more")
     if not blocks:
         return "no mistakes: every move keeps the perfect-play value"
     return "\n\n".join(blocks)

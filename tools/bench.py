@@ -36,9 +36,9 @@ from tables.files import load_table, save_table  # noqa: E402
 from State import O, X  # noqa: E402
 from TicTacToe import TicTacToe  # noqa: E402
 from tools import bench_course, chapter_code  # noqa: E402
+from tools.bench_course import COURSE_DEFAULT_EPISODES  # noqa: E402
 
 DEFAULT_RUNS = 3
-COURSE_DEFAULT_EPISODES = 200_000
 CHAPTER_TARGET_SECONDS = 10.0
 TESTER_GAMES = 1_000
 EXACT_TARGET_SECONDS = 1.0

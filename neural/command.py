@@ -21,7 +21,7 @@ from training.options import SIDES, is_self_play, parse_with_presets, plot_path
 from training.run import learner_seed, make_opponent
 from training.schedules import SCHEDULES
 from neural.agent import DQN_Agent
-from neural.files import SUFFIX, check_writable, load_network
+from neural.files import check_writable, load_network
 from neural.learner import DQN_Learner
 from neural.loop import DQN_Run
 from neural.network import MAX_LAYERS, Q_Network
@@ -114,6 +114,8 @@ def add_trainer_flags(parser: cli.Parser, defaults: DQN_Defaults) -> None:
     add("--out", type=cli.path, default=None, metavar="PATH",
         help=f"where to save the network (default: Data/{defaults.out_name.format(side='X')} "
              "for X, likewise for O and self)")
+    add("--force", action="store_true",
+        help="let --out replace an existing file that is not a network")
     add("--resume", type=cli.path, default=None, metavar="PATH",
         help="continue a network saved by an earlier (e.g. interrupted) run: its weights, Adam's "
              "state and game count, so epsilon and the learning rate go on where they stopped; "
@@ -218,9 +220,7 @@ def build_run(args: argparse.Namespace, defaults: DQN_Defaults, title: str) -> D
     device = pick_device(args.device)
     path = args.out or args.resume or cli.repository_file(
         "Data/" + defaults.out_name.format(side="self" if self_play else args.side))
-    if not path.endswith(SUFFIX):
-        raise ValueError(f"{path}: a network file's name ends in {SUFFIX}")
-    check_writable(path)
+    check_writable(path, force=args.force)
     if args.resume:
         network, optimizer, start, (schedule, decay) = resumed(args.resume, args, sides)
     else:

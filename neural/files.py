@@ -70,21 +70,27 @@ def save_network(path: str, network: Q_Network, sides: tuple[int, ...], meta: di
     write_atomically(path, folder, data.getvalue())
 
 
-def check_writable(path: str) -> None:
-    """Raise ``NetworkError`` unless a network can be saved at ``path`` (its folder is made if
-    needed); trainers call it before training, not after."""
-    if os.path.isdir(path):
-        raise NetworkError(f"{path}: is a folder; give the path of a {SUFFIX} file to save the "
-                           "network to")
-    folder = os.path.dirname(os.path.abspath(path))
-    probe = destinations.temporary_path(folder)
+NETWORK_FILE = destinations.Kind(SUFFIX, "network", "network file")
+
+
+def check_writable(path: str, force: bool = False) -> None:
+    """Raise ``NetworkError`` unless a network can be saved at ``path``; trainers call it before
+    training, not after. The checks are the tables' (``tables.destinations``): a name ending in
+    ``.pt`` that a file system allows, never a folder, device or pipe, an existing file only if
+    it is a network (unless ``force``), missing folders made only under the repository or the
+    current folder, and a folder where a file can be created."""
+    problem = destinations.destination_problem(path, is_network_file, force, NETWORK_FILE)
+    if problem:
+        raise NetworkError(f"{path}: {problem}")
+
+
+def is_network_file(path: str) -> bool:
+    """Whether ``path`` holds a network that ``load_network`` accepts."""
     try:
-        os.makedirs(folder, exist_ok=True)
-        open(probe, "xb").close()
-        os.remove(probe)
-    except OSError as error:
-        raise NetworkError(f"{path}: cannot save here ({error.strerror or error}); choose "
-                           "another --out path") from None
+        load_network(path)
+    except NetworkError:
+        return False
+    return True
 
 
 def load_network(path: str, side: int | None = None) -> Saved:

@@ -13,6 +13,7 @@ import secrets
 import stat
 import tempfile
 import time
+from dataclasses import dataclass
 
 from State import symbol
 
@@ -28,40 +29,54 @@ _TEMPORARY = re.compile(r"\.tmp-(?:(\d+)-)?[0-9a-f]{12}\.pth\Z")
 _ORPHAN_SECONDS = 3600
 
 
-def target_problem(path: str) -> str | None:
-    """What keeps a table from being written at ``path`` at all: a name that can only be a
-    folder, a name too long for a file system, or an existing thing that is not a regular file
-    (a device, a pipe, a socket), which is never replaced."""
+@dataclass(frozen=True)
+class Kind:
+    """What kind of file is written, as the messages name it: its suffix, what it holds, and
+    what an existing file of that kind is called."""
+    suffix: str
+    holds: str
+    called: str
+
+
+TABLE = Kind(SUFFIX, "table", "Q-table file")
+
+
+def target_problem(path: str, kind: Kind = TABLE) -> str | None:
+    """What keeps a file of ``kind`` from being written at ``path`` at all: a name that can only
+    be a folder, a name too long for a file system, or an existing thing that is not a regular
+    file (a device, a pipe, a socket), which is never replaced."""
     if not path:
-        return "no file name given; give the path of a .pth file to save the table to"
+        return f"no file name given; give the path of a {kind.suffix} file to save the " \
+               f"{kind.holds} to"
     if path.endswith(("/", os.sep)):
         return "ends with a slash, so it names a folder; add a file name, e.g. " \
-               f"{os.path.join(path, 'Q' + SUFFIX)}"
+               f"{os.path.join(path, 'Q' + kind.suffix)}"
     if os.path.isdir(path):
-        return "is a folder; give the path of a .pth file to save the table to"
+        return f"is a folder; give the path of a {kind.suffix} file to save the {kind.holds} to"
     for part in path.split(os.sep):
         if len(os.fsencode(part)) > MAX_NAME_BYTES:
             return f"a name in it is {len(os.fsencode(part)):,} bytes long, more than the " \
                    f"{MAX_NAME_BYTES} a file system allows; choose a shorter name"
     with contextlib.suppress(OSError):
         if not stat.S_ISREG(os.stat(path).st_mode):
-            return "exists and is not a regular file (a device, a pipe or a socket?); a table " \
-                   "is never written over one: choose another path"
+            return "exists and is not a regular file (a device, a pipe or a socket?); a " \
+                   f"{kind.holds} is never written over one: choose another path"
     return None
 
 
-def destination_problem(path: str, is_table, force: bool) -> str | None:
-    """Everything ``target_problem`` checks, and: the name ends in ``.pth``; an existing file is
-    a table (``is_table(path)``) unless ``force``; the folder exists, or is created here when it
-    lies under the repository or the current folder; a file can be created in it."""
-    problem = target_problem(path)
+def destination_problem(path: str, is_kind, force: bool, kind: Kind = TABLE) -> str | None:
+    """Everything ``target_problem`` checks, and: the name ends in the kind's suffix; an existing
+    file is of that kind (``is_kind(path)``) unless ``force``; the folder exists, or is created
+    here when it lies under the repository or the current folder; a file can be created in it."""
+    problem = target_problem(path, kind)
     if problem:
         return problem
-    if not path.endswith(SUFFIX):
-        return f"a table file's name must end in {SUFFIX} (so that no other file is " \
-               f"overwritten by mistake); choose a name like {os.path.splitext(path)[0]}{SUFFIX}"
-    if os.path.isfile(path) and not force and not is_table(path):
-        return "exists and is not a Q-table file; choose another path, or force it (--force) " \
+    if not path.endswith(kind.suffix):
+        return f"a {kind.holds} file's name must end in {kind.suffix} (so that no other file is " \
+               "overwritten by mistake); choose a name like " \
+               f"{os.path.splitext(path)[0]}{kind.suffix}"
+    if os.path.isfile(path) and not force and not is_kind(path):
+        return f"exists and is not a {kind.called}; choose another path, or force it (--force) " \
                "to replace that file"
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder) and not any(_inside(folder, root)

@@ -419,7 +419,10 @@ def test_resume_goes_on_from_the_saved_game_count(tmp_path):
     (["--epochs", "-3"], "between 1 and"),
     (["--device", "tpu"], "invalid choice"),
     (["--opponent", "nobody"], "unknown agent"),
-    (["--out", "net.pth"], "ends in .pt"),
+    (["--out", "net.pth"], "a network file's name must end in .pt"),
+    (["--out", "n" * 300 + ".pt"], "more than the 255 a file system allows"),
+    (["--out", "/no-such-folder-for-a-network/n.pt"], "does not exist; create it first"),
+    (["--out", "folder/"], "ends with a slash"),
     (["--resume", "missing.pt"], "no such file"),
 ])
 def test_bad_input_is_one_line_and_status_2(tmp_path, args, words):
@@ -430,6 +433,31 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, args, words):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0], result.stderr
 
+
+
+@needs_learning_steps   # the forced run trains
+def test_a_path_problem_is_found_before_training_and_nothing_is_made_or_replaced(tmp_path):
+    """The network's --out is checked as a table's is, before any game: a missing folder outside
+    the repository and the current folder is not created, and a file that is not a network is
+    replaced only with --force."""
+    assert not os.path.exists("/no-such-folder-for-a-network")
+    other = tmp_path / "notes.pt"
+    other.write_text("my own notes, not a network")
+
+    def dqn(*args):
+        return subprocess.run([sys.executable, str(ROOT / "DQN_Trainer.py"), "--seed", "1",
+                               "--epochs", "5", "--batch", "8", *args], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+
+    refused = dqn("--out", str(other))
+    assert refused.returncode == 2 and "Trained" not in refused.stdout
+    assert refused.stderr.strip().endswith("exists and is not a network file; choose another "
+                                           "path, or force it (--force) to replace that file")
+    assert other.read_text() == "my own notes, not a network"
+    forced = dqn("--out", str(other), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert load_network(str(other)).sides == (X,)
+    assert not os.path.exists("/no-such-folder-for-a-network")
 
 @needs_learning_steps
 @pytest.mark.skipif(os.name != "posix", reason="sends a POSIX SIGINT")

@@ -103,8 +103,8 @@ def comparison(epochs: int, seed: int, opponent: str) -> str:
 
 
 def load_defaults(script: str) -> Defaults:
-    """The ``DEFAULTS`` (``Trainer.Defaults``) of a trainer script."""
-    return importlib.import_module(script[:-len(".py")]).DEFAULTS
+    """The defaults of a trainer script: those of its ``TRAINER``, which every trainer file has."""
+    return importlib.import_module(script[:-len(".py")]).TRAINER.defaults
 
 
 def bench_trainers(epochs: int = DEFAULT_EPOCHS, repeats: int = BENCH_REPEATS,

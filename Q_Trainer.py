@@ -59,10 +59,13 @@ def update(Q: dict[tuple[State, Action], float], steps: list[tuple], final: Stat
     # [exercise piece 5] solution ends
 
 
+LECTURE_OUT = "my_Q_QL_lecture_{side}.pth"   # not the default run's file: another table
 LECTURE_HELP = ("the lecture's settings: --alpha 0.2 --epsilon geometric --epochs 50000 "
-                "(flags given as well still win)")
+                "(flags given as well still win); the table goes to "
+                f"Data/{LECTURE_OUT.format(side='X')} unless --out says otherwise")
 TRAINER = Trainer("Q-learning", "Q-learning", "Q_Trainer.py", __doc__.split("\n\n")[0], update,
-                  DEFAULTS, variants={"lecture": Variant(LECTURE_HELP, LECTURE)})
+                  DEFAULTS, variants={"lecture": Variant(LECTURE_HELP, LECTURE,
+                                                         out_name=LECTURE_OUT)})
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -3,6 +3,7 @@ view of its Q-values, and the shared trainer plumbing they use."""
 
 import os
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +23,7 @@ from exact.solver import is_unbeatable, worst_case
 from State import DRAW, O, O_WON, X, X_WON, State, parse_moves
 from TicTacToe import TicTacToe
 
+ROOT = Path(__file__).resolve().parent.parent
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # Dyadic numbers, so that every update below is exact in binary floating point.
 ALPHA, GAMMA = 0.5, 0.5
@@ -184,6 +186,18 @@ def test_flags_given_win_over_the_presets():
     assert (args.epochs, args.alpha) == (200_000, 0.5)
     args = parse(["--opponent", "random"])
     assert (args.epochs, args.alpha, args.epsilon) == (100_000, 0.1, "linear")
+
+
+def test_the_lecture_and_the_default_run_save_to_different_default_files(monkeypatch, capsys):
+    from training import command
+    paths = []
+    monkeypatch.setattr(command, "train_loop", lambda run, learn: paths.append(run.path))
+    monkeypatch.setattr(command, "print_reports", lambda learners, where: None)
+    Q_Trainer.run(["--epochs", "10", "--seed", "1"])
+    Q_Trainer.run(["--epochs", "10", "--seed", "1", "--lecture"])
+    assert [os.path.relpath(path, ROOT) for path in paths] == [
+        os.path.join("Data", "my_Q_QL_X.pth"), os.path.join("Data", "my_Q_QL_lecture_X.pth")]
+    assert "my_Q_QL_lecture_X.pth" in Q_Trainer.LECTURE_HELP
 
 
 def test_the_lectures_epsilon_is_multiplied_by_0_9999_after_every_game():

@@ -34,7 +34,8 @@ def main(trainer: Trainer, argv: list[str] | None) -> int:
     ``cli.INTERRUPTED`` after Ctrl-C or SIGTERM)."""
     args = trainer.parse(argv)
     variant = chosen_variant(args, trainer.variants)
-    run = build_run(trainer.algorithm, trainer.title, args, trainer.defaults.out_name,
+    out_name = variant.out_name if variant and variant.out_name else trainer.defaults.out_name
+    run = build_run(trainer.algorithm, trainer.title, args, out_name,
                     learns=variant.meta if variant else trainer.meta)
     update = variant.update if variant and variant.update else trainer.update
     finished = train_loop(run, learn_from_games(run, update))

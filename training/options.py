@@ -46,6 +46,7 @@ class Variant:
     preset: dict = field(default_factory=dict)
     update: Update | None = None
     meta: dict = field(default_factory=dict)   # recorded in the tables it trains
+    out_name: str | None = None   # its own default file, when its tables differ in kind
 
 
 def is_self_play(args: argparse.Namespace) -> bool:

@@ -248,7 +248,8 @@ def test_resume_goes_on_only_the_way_the_table_was_learnt(tmp_path, made_by, res
     assert again.returncode == 0, again.stderr
     assert load_table(str(table))[2]["episodes_done"] == 600
 
-def test_a_save_that_fails_after_training_keeps_the_table_and_says_where(tmp_path, monkeypatch):
+def test_a_save_that_fails_after_training_keeps_the_table_and_says_where(tmp_path, monkeypatch,
+                                                                           capsys):
     """A full disk at the end of a run: the trained table goes to a fallback file, named in the
     one-line error, and can be resumed from there."""
     import MC_Trainer
@@ -269,6 +270,9 @@ def test_a_save_that_fails_after_training_keeps_the_table_and_says_where(tmp_pat
     assert len(message.splitlines()) == 1
     kept = load_table(refused.value.fallback)
     assert kept[2]["episodes_done"] == 300 and len(kept[0]) > 0
+    printed = capsys.readouterr().out     # where the table is, not where it was meant to go
+    assert f"Saved the table to {refused.value.fallback}\n" in printed
+    assert str(tmp_path / "t.pth") not in printed
 
 
 def test_out_replaces_a_file_that_is_not_a_table_only_with_force(tmp_path, capsys):

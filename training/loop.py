@@ -136,16 +136,16 @@ def train_loop(run: Run, learn: Callable[[int], State]) -> bool:
                                on_episode=run.curve.record if run.curve is not None else None)
         seconds = time.perf_counter() - started
         stop.saving = True
-        not_saved = save_all(run, done)
+        kept, not_saved = save_all(run, done)
         interrupted = stop.requested
     print(f"Trained {done - run.start:,} episodes in {seconds:.1f} s "
           f"({(done - run.start) / max(seconds, 1e-9):,.0f} episodes/s)")
-    names = " and ".join(run.paths)
-    if interrupted and done < run.epochs:
+    names = " and ".join(kept)
+    if kept and interrupted and done < run.epochs:
         print(f"Interrupted: saved {done:,} of {run.epochs:,} episodes to {names} "
-              f"(continue with --resume {run.path} --epochs {run.epochs})")
-    else:
-        print(f"Saved the table{'s' if len(run.paths) > 1 else ''} to {names}")
+              f"(continue with --resume {kept[0]} --epochs {run.epochs})")
+    elif kept:
+        print(f"Saved the table{'s' if len(kept) > 1 else ''} to {names}")
     if not_saved:       # the work is kept in a fallback file, which the one line names
         raise not_saved[0]
     if run.curve is not None and run.plot:
@@ -155,16 +155,19 @@ def train_loop(run: Run, learn: Callable[[int], State]) -> bool:
     return not interrupted
 
 
-def save_all(run: Run, done: int) -> list[NotSaved]:
+def save_all(run: Run, done: int) -> tuple[list[str], list[NotSaved]]:
     """Save every learner of ``run`` with its episode count; a table that cannot go where asked
-    is kept in a fallback file. Returns the failures (each names where its table went)."""
-    failures = []
+    is kept in a fallback file. Returns the files the tables are in now (a fallback in place of
+    its path) and the failures (each names where its table went)."""
+    kept, failures = [], []
     for agent, where in zip(run.learners, run.paths):
         agent.meta["episodes_done"] = done
         try:
             agent.save_Q(where)
+            kept.append(where)
         except NotSaved as failure:
             failures.append(failure)
+            kept.extend([failure.fallback] if failure.fallback else [])
     for failure in failures[1:]:
         print(f"error: {failure}", file=sys.stderr)
-    return failures
+    return kept, failures

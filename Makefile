@@ -12,7 +12,11 @@ TORCH ?=
 TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
 TORCH_PIN := $(shell grep -E '^torch==' requirements.txt)
 
-.PHONY: venv extras play train dqn test bench data compare curves exercise check nim clean
+.PHONY: venv extras play train dqn test test-all bench data compare curves exercise check nim clean
+
+# More flags for a target's script, e.g. make train ARGS="--epochs 500000" or
+# make compare ARGS="--epochs 20000" (the tests run every target this way, at small sizes).
+ARGS ?=
 
 venv: $(STAMP)
 
@@ -30,20 +34,25 @@ $(EXTRAS_STAMP): requirements-extra.txt $(STAMP)
 	touch $(EXTRAS_STAMP)
 
 play: venv
-	$(PY) Game.py
+	$(PY) Game.py $(ARGS)
 
 train: venv
-	$(PY) MC_Trainer.py
+	$(PY) MC_Trainer.py $(ARGS)
 
 # The next chapter: a neural Q-function (DQN), X against random, with its exact report (~a minute).
 dqn: venv
-	$(PY) DQN_Trainer.py
+	$(PY) DQN_Trainer.py $(ARGS)
 
+# The quick suite: every test but those marked slow (about two minutes on 2 cores).
 test: venv
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not slow" $(ARGS)
+
+# The full suite, the slow tests too (CI runs it; ten minutes or more on 2 cores).
+test-all: venv
+	$(PY) -m pytest -q $(ARGS)
 
 bench: venv
-	$(PY) tools/bench.py
+	$(PY) tools/bench.py $(ARGS)
 
 # The shipped tables: learned from play (Monte Carlo control), against mixed opponents so that
 # they meet strong and weak play alike; about a minute in all.
@@ -53,25 +62,27 @@ data: venv
 
 # MC vs SARSA vs Q-learning vs self-play at equal episodes, exact results (about a minute).
 compare: venv
-	$(PY) tools/compare.py
+	$(PY) tools/compare.py $(ARGS)
 
-# The README's learning-curve figure.
+# Learning curves of Q-learning with the lecture's settings, into Data/learning_curve.png (git
+# ignores it); make docs draws the README's own figure, docs/learning_curve.png.
 curves: venv
-	$(PY) Q_Trainer.py --lecture --seed 1 --plot docs/learning_curve.png --out Data/my_Q_lecture_X.pth
+	$(PY) Q_Trainer.py --lecture --seed 1 --plot Data/learning_curve.png $(ARGS)
 
 # The students' version of this repository, into exercise/ (FORCE=1 writes over an earlier one).
 exercise: venv
-	$(PY) tools/make_exercise.py --out exercise $(if $(FORCE),--force)
+	EXERCISE_FORCE_HOW="use make exercise FORCE=1" \
+		$(PY) tools/make_exercise.py --out exercise $(if $(FORCE),--force)
 
 # The exercise's self-check (pieces 1-3; python check.py --all for the bonus pieces too).
 check: venv
-	$(PY) check.py
+	$(PY) check.py $(ARGS)
 
 # The AI course's Nim: the project's training (nim/better.py, 10,000 self-play games, a progress
 # line), the judge's report against perfect play, then a game against you in the terminal.
 # The course's own run is `cd nim && python play.py` (its train(10000), then play(ai)).
 nim: venv
-	$(PY) nim/play.py --better --quiet --judge --play
+	$(PY) nim/play.py --better --quiet --judge --play $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis __pycache__ tests/__pycache__

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import io
+import os
 import re
 import shutil
 import subprocess
@@ -304,7 +305,9 @@ def check_target(root: Path, out: Path, files: list[str], force: bool) -> None:
         raise ExerciseError(f"--out {out}: is a file, not a folder")
     if out.is_dir() and any(out.iterdir()) and not force:
         raise ExerciseError(f"--out {out}: the folder is not empty; choose an empty or new "
-                            "folder, or add --force to write over it")
+                            # how to force: the Makefile names its own FORCE=1
+                            f"folder, or {os.environ.get('EXERCISE_FORCE_HOW', 'add --force')} "
+                            "to write over it")
     solved = {(root / name).resolve() for name in files}
     if any((out / name).resolve() in solved for name in files):
         raise ExerciseError(f"--out {out}: would write over the solved repository's own files; "

@@ -1,5 +1,7 @@
 """Speed of the playout agents, searching the empty board: random playouts per second of the
-primitive Monte Carlo agent, and iterations (one playout each) per second of the tree search.
+primitive Monte Carlo agent, and iterations (one playout each) per second of the tree search;
+then how closely each keeps a time limit per move (the tests only check that it never stops
+early and does end).
 
     python tools/bench_playout.py            # median of 5 runs each
     python tools/bench_playout.py --runs 9
@@ -22,6 +24,8 @@ from State import X, State  # noqa: E402
 
 PLAYOUT_TARGET = 50_000  # playouts/s from the empty board (issue 6)
 DEFAULT_RUNS = 5
+TIME_LIMIT = 0.1          # seconds a move, the tutorial's
+TIME_TOLERANCE = 0.2      # a time limit kept within 20 % is "ok"
 
 
 def timed_search(agent, runs: int) -> list[float]:
@@ -54,6 +58,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"mcts:    {DEFAULT_ITERATIONS / seconds:>10,.0f} iterations/s from the empty board "
           f"(default {DEFAULT_ITERATIONS:,} iterations = {seconds:.3f} s a move, "
           f"median of {args.runs})")
+
+    for name, agent in (("playout:timelimit", Playout_Agent(X, timelimit=TIME_LIMIT)),
+                        ("mcts:time", MCTS_Agent(X, time=TIME_LIMIT))):
+        seconds = statistics.median(timed_search(agent, args.runs))
+        verdict = "ok" if abs(seconds - TIME_LIMIT) <= TIME_TOLERANCE * TIME_LIMIT else "OFF"
+        print(f"{name}={TIME_LIMIT}: a move takes {seconds:.3f} s, median of {args.runs} "
+              f"(within {TIME_TOLERANCE:.0%} of the limit: {verdict})")
     return 0
 
 

@@ -9,7 +9,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "monte_carlo.ipynb"
-BUDGET_SECONDS = 180
+BUDGET_SECONDS = 600   # it ended (about a minute idle); a generous bound, not a speed claim
 # The notebook trains with the solved MC_Trainer (--plot); the students' version runs their own
 # main, which refuses it, so there these tests skip.
 solved_only = pytest.mark.solved_only

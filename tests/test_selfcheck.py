@@ -306,7 +306,8 @@ def test_a_stuck_loop_costs_about_twenty_five_seconds_in_all(students, tmp_path,
     lines = output.splitlines()
     assert code == 1 and "TIMED OUT -- still running after 20 s" in lines[2], output
     assert "SKIPPED -- not run again: piece 3 timed out" in lines[3], output
-    assert "Pieces 1-3 must pass" in output and seconds < 30, (seconds, output)
+    # 20 s for the stuck piece and the rest; a second 20 s timeout would pass 40 s on any machine
+    assert "Pieces 1-3 must pass" in output and seconds < 40, (seconds, output)
 
 
 def test_the_raw_exercise_says_not_written_and_bonus_not_attempted(students):

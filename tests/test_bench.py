@@ -35,3 +35,16 @@ def test_failures_are_one_line_errors():
     with pytest.raises(bench_course.BenchError, match="exited 2"):
         bench_course.run_process([sys.executable, str(bench_course.ROOT / "MC_Trainer.py"),
                                   "--epochs", "-1"])
+
+
+def test_the_dqn_line_gives_the_time_and_the_quality_a_verdict_each():
+    """A run that trains fast enough but ends below the quality target says which one it missed
+    (the single "BELOW TARGET" after "target <= 120 s" read as "fast enough")."""
+    from tools import bench_dqn
+    run = {"seconds": 30.0, "rate": 600.0, "wins": [0.989583], "met": False,
+           "first": {"unbeatable": (1000, 1.5)}}
+    line = bench_dqn.report("X vs random", [run], bench_dqn.TARGET_WINS)
+    assert "met in 0 of 1 runs (lowest exact wins vs random 98.9583%): MISSED" in line
+    assert line.endswith("training time (target <= 120 s): ok")
+    slow = bench_dqn.report("self-play", [dict(run, seconds=200.0, met=True)], None)
+    assert ": ok; training time (target <= 120 s): TOO SLOW" in slow

@@ -9,7 +9,8 @@ Prints: ours against a rebuild of the course's original design, side by side in 
 and with warm caches; the whole-process time of the README's commands; the chapter's own trainer
 on this engine; a 1,000-game Tester run, exact evaluation of a pair of agents, the full solve,
 loading and saving a table; then the benchmarks of the other parts (the three trainers side by
-side, playout agents, Nim, the book's files, deep Q-learning).
+side, playout agents, Nim, the book's files, quitting mid-search, deep Q-learning). What it is
+measuring now is said on standard error as it goes.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import platform
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from time import perf_counter
 from typing import Callable
@@ -43,12 +46,39 @@ CHAPTER_TARGET_SECONDS = 10.0
 TESTER_GAMES = 1_000
 EXACT_TARGET_SECONDS = 1.0
 SHIPPED_X = str(ROOT / "Data" / "Q_MC_X.pth")
-# The other parts' own benchmark scripts, run as they are ("{runs}": this script's --runs).
-OTHER_BENCHMARKS = (("tools/compare.py", "--bench"),
-                    ("tools/bench_playout.py", "--runs", "{runs}"),
-                    ("tools/bench_nim.py", "--runs", "{runs}"),
-                    ("tools/bench_book.py", "--runs", "{runs}"),
-                    ("tools/bench_dqn.py",))   # one run of each mode: each takes about a minute
+# The other parts' own benchmark scripts, run as they are ("{runs}": this script's --runs), and
+# their options with --quick (None: not run then; the DQN's run is its default training).
+OTHER_BENCHMARKS = (("tools/compare.py", ("--bench",), ("--bench", "--epochs", "2000")),
+                    ("tools/bench_playout.py", ("--runs", "{runs}"), ("--runs", "1")),
+                    ("tools/bench_nim.py", ("--runs", "{runs}"), ("--runs", "1", "--games", "500")),
+                    ("tools/bench_book.py", ("--runs", "{runs}"), ("--runs", "1")),
+                    ("tools/bench_quit.py", ("--runs", "{runs}"), ("--runs", "1")),
+                    ("tools/bench_dqn.py", (), None))   # each mode about a minute
+QUICK_EPISODES = 300      # --quick: every run this short (it checks the script, not the speed)
+# Every full run's figures are also kept here (git ignores it), dated, for make docs to quote.
+RECORD = ROOT / "Data" / "bench.txt"
+STARTED = perf_counter()
+
+
+class Tee(io.TextIOBase):
+    """Standard output that is also written to a file."""
+
+    def __init__(self, *streams) -> None:
+        self.streams = streams
+
+    def write(self, text: str) -> int:
+        for stream in self.streams:
+            stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        for stream in self.streams:
+            stream.flush()
+
+
+def progress(what: str) -> None:
+    """Say on standard error what is being measured now (the figures go to standard output)."""
+    print(f"[bench, {perf_counter() - STARTED:.0f} s in] {what} ...", file=sys.stderr, flush=True)
 
 
 def median_seconds(work: Callable[[], object], runs: int) -> float:
@@ -103,16 +133,37 @@ def main(argv: list[str] | None = None) -> int:
                         help="episodes of each side-by-side run with the course's design "
                              f"(default {bench_course.COURSE_EPISODES:,}; it does ~2,000 a "
                              "second)")
+    parser.add_argument("--quick", action="store_true",
+                        help="one run of everything at a tiny size, to see that it all works "
+                             f"(the figures mean nothing, and {RECORD.name} is left alone)")
     args = parser.parse_args(argv)
-    runs = args.runs
+    if args.quick:
+        args.runs, args.course_episodes = 1, QUICK_EPISODES
+        return measure(args)
+    RECORD.parent.mkdir(exist_ok=True)
+    with open(RECORD, "w", encoding="utf-8") as record, \
+            contextlib.redirect_stdout(Tee(sys.stdout, record)):
+        print(f"make bench, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, on "
+              f"{platform.node() or 'this machine'} ({os.cpu_count()} cores, "
+              f"{platform.machine()}, Python {platform.python_version()})")
+        return measure(args)
 
+
+def measure(args) -> int:
+    """Print every figure (``args``: the command line's runs, sizes and --quick)."""
+    runs = args.runs
     try:
+        progress("the course's design and ours side by side (the longest part)")
         bench_course.side_by_side(runs, args.course_episodes)
-        bench_course.fresh_and_warm(runs)
+        progress("Monte Carlo training in a fresh process and with warm caches")
+        bench_course.fresh_and_warm(runs, *([QUICK_EPISODES] if args.quick else []))
+        progress("the README's commands as whole processes")
         bench_course.readme_commands(runs)
     except bench_course.BenchError as error:
         cli.fail(f"bench.py: {error}")
+    progress("the chapter's own trainer")
     chapter_figures(runs)
+    progress("Tester, exact evaluation, the full solve, loading and saving a table")
 
     env = TicTacToe()
     table = make_agent(SHIPPED_X, X, env)
@@ -140,12 +191,18 @@ def main(argv: list[str] | None = None) -> int:
                                  runs)
     print(f"save_table of the same table (checked, flushed, atomic): {seconds * 1000:.0f} ms")
 
-    for script, *options in OTHER_BENCHMARKS:
-        if (ROOT / script).is_file():
-            sys.stdout.flush()
-            subprocess.run([sys.executable, str(ROOT / script),
-                            *(option.format(runs=runs) for option in options)],
-                           cwd=ROOT, check=False)
+    for script, options, quick in OTHER_BENCHMARKS:
+        if args.quick and quick is None:
+            print(f"{script}: not run with --quick")
+        elif (ROOT / script).is_file():
+            progress(f"python {script}")
+            done = subprocess.run([sys.executable, str(ROOT / script),
+                                   *(option.format(runs=runs) for option in
+                                     (quick if args.quick else options))],
+                                  cwd=ROOT, stdout=subprocess.PIPE, text=True, check=False)
+            print(done.stdout, end="", flush=True)
+            if done.returncode:
+                print(f"{script}: exited {done.returncode}")
     return 0
 
 

@@ -91,7 +91,9 @@ def report(name: str, runs: list[dict], wins_target: float | None) -> str:
     wins = " / ".join(f"{min(r['wins'][i] for r in runs):.4%}"
                       for i in range(len(runs[0]["wins"])))
     met = sum(r["met"] for r in runs)
-    verdict = "ok" if seconds <= TARGET_SECONDS and met == len(runs) else "BELOW TARGET"
+    # two targets, two verdicts: "BELOW TARGET" after a time limit read as "fast enough"
+    quality = "ok" if met == len(runs) else "MISSED"
+    timing = "ok" if seconds <= TARGET_SECONDS else "TOO SLOW"
     which = "seed 1" if len(runs) == 1 else f"median of seeds 1-{len(runs)}"
     firsts = f"first unbeatable {first_text(runs, 'unbeatable')}"
     if wins_target is not None:
@@ -99,7 +101,8 @@ def report(name: str, runs: list[dict], wins_target: float | None) -> str:
                    f"{first_text(runs, 'target')}")
     return (f"DQN {name}: {rate:,.0f} games/s, {seconds:.1f} s of training ({which}); {firsts}; "
             f"at the end the target is met in {met} of {len(runs)} runs (lowest exact wins vs "
-            f"random {wins}); target <= {TARGET_SECONDS:.0f} s: {verdict}")
+            f"random {wins}): {quality}; training time (target <= {TARGET_SECONDS:.0f} s): "
+            f"{timing}")
 
 
 def main(argv: list[str] | None = None) -> int:

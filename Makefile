@@ -12,7 +12,7 @@ TORCH ?=
 TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
 TORCH_PIN := $(shell grep -E '^torch==' requirements.txt)
 
-.PHONY: venv extras play train dqn test test-all bench data compare curves exercise check nim clean
+.PHONY: venv extras play train dqn test test-all bench data compare curves docs exercise check nim clean
 
 # More flags for a target's script, e.g. make train ARGS="--epochs 500000" or
 # make compare ARGS="--epochs 20000" (the tests run every target this way, at small sizes).
@@ -68,6 +68,11 @@ compare: venv
 # ignores it); make docs draws the README's own figure, docs/learning_curve.png.
 curves: venv
 	$(PY) Q_Trainer.py --lecture --seed 1 --plot Data/learning_curve.png $(ARGS)
+
+# The figures README.md and docs/ quote, made again by the commands that produce them (minutes;
+# make docs ARGS="--only dqn" for some, ARGS=--list names them). Quotes the latest make bench.
+docs: venv
+	$(PY) tools/docs_figures.py $(ARGS)
 
 # The students' version of this repository, into exercise/ (FORCE=1 writes over an earlier one).
 exercise: venv

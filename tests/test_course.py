@@ -67,6 +67,7 @@ def course_repo(tmp_path_factory) -> Path:
     return repo
 
 
+@pytest.mark.slow
 def test_the_chapters_trainer_as_printed_trains_saves_and_tests(course_repo):
     output = course_repo.joinpath("trained.log").read_text().split("\n--stderr--\n")
     assert output[1] == ""
@@ -82,6 +83,7 @@ def test_the_chapters_trainer_as_printed_trains_saves_and_tests(course_repo):
     assert wins > 0.85 and losses < 0.02, (wins, losses)
 
 
+@pytest.mark.slow
 def test_the_course_tester_measures_the_table_the_trainer_saved(course_repo):
     done = run_script(course_repo, "Tester.py")
     assert done.returncode == 0, done.stderr[-2000:]
@@ -92,6 +94,7 @@ def test_the_course_tester_measures_the_table_the_trainer_saved(course_repo):
     assert x_wins + ties + o_wins == 1000 and x_wins > 850
 
 
+@pytest.mark.slow
 def test_the_course_trainer_for_o_negates_rewards_by_hand_and_learns(course_repo):
     done = run_script(course_repo, "MC_Trainer_o.py")
     assert done.returncode == 0, done.stderr[-2000:]
@@ -101,6 +104,7 @@ def test_the_course_trainer_for_o_negates_rewards_by_hand_and_learns(course_repo
     assert side == O and all(state.player == O for state, _ in table)
 
 
+@pytest.mark.slow
 def test_the_course_sarsa_trainer_updates_the_table_through_names_taken_at_import(course_repo):
     done = run_script(course_repo, "SARSA_Trainer.py")
     assert done.returncode == 0, done.stderr[-2000:]
@@ -147,6 +151,7 @@ print(json.dumps(record))
 """
 
 
+@pytest.mark.slow
 def test_the_course_game_loop_plays_resets_and_quits_headless(course_repo):
     (course_repo / "drive.py").write_text(DRIVER)
     done = run_script(course_repo, "drive.py", stdin="", env={"SDL_VIDEODRIVER": "dummy"})
@@ -286,6 +291,7 @@ def test_the_course_window_opens_draws_and_maps_clicks():
         pygame.quit()
 
 
+@pytest.mark.slow
 def test_the_chapters_agent_as_printed_trains_with_the_chapters_trainer(tmp_path, chapter):
     """The chapter's whole AI_Agent.py (skeleton with the solution's methods), which finds the
     empty cells with np.where, in place of ours."""

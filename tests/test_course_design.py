@@ -86,6 +86,7 @@ def test_epsilon_is_linear_over_the_decay_window():
         [1.0, 0.505, 0.01, 0.01])
 
 
+@pytest.mark.slow
 def test_monte_carlo_learns():
     player, _, seconds = Course.train(20_000, "random", seed=4)
     rival = Course.Random_Agent(-1, player.env, random.Random(9))

@@ -28,6 +28,8 @@ from players.minimax import Minimax_Agent
 from Random_Agent import Random_Agent
 from State import O, X, State, all_states, parse_moves
 
+pytestmark = pytest.mark.slow   # trains networks, most cases in a process of their own
+
 ROOT = Path(__file__).resolve().parent.parent
 # The trainer groups a game into learning steps with Episode.learning_steps, exercise piece 5: the
 # students' version skips the tests that train until that piece passes.

@@ -30,6 +30,8 @@ from tools import exercise_students, make_exercise
 from tools.chapter_code import ListingMissing, listing, type_in_solution
 from tools.exercise_pieces import HINTS, HINTS_FILE, INSTRUCTIONS, PIECES, next_hint
 
+pytestmark = pytest.mark.slow   # generates the exercise and runs its commands: minutes
+
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 180
 SUITE_TIMEOUT = 900          # the students' whole test suite

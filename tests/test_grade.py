@@ -30,6 +30,8 @@ from tools.grade import read_tree
 from tools.grading import report, results, submissions
 from tools.grading.sandbox import Limits, Outcome
 
+pytestmark = pytest.mark.slow   # grades a class of generated submissions
+
 ROOT = Path(__file__).resolve().parent.parent
 GRADE = ROOT / "tools" / "grade.py"
 EDITABLE = ("AI_Agent.py", "Episode.py", "MC_Trainer.py", "Q_Trainer.py", "SARSA_Trainer.py",

@@ -178,6 +178,7 @@ def test_short_training_beats_random_play_by_far(tmp_path, side, random_wins):
     assert wins > random_wins + 0.25
 
 
+@pytest.mark.slow
 @pytest.mark.solved_only
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_default_run_meets_the_quality_target(tmp_path, seed):

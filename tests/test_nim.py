@@ -636,6 +636,7 @@ def test_copied_alone_judge_and_bad_argument(alone):
 
 # --- the target: perfect play after 10,000 games, seeds 0-9 --------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(10))
 def test_better_training_finds_a_winning_move_everywhere(seed, capsys):
     random.seed(seed)

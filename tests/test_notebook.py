@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow   # runs the notebook in a fresh kernel
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "monte_carlo.ipynb"
 BUDGET_SECONDS = 600   # it ended (about a minute idle); a generous bound, not a speed claim

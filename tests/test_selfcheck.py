@@ -18,6 +18,8 @@ import pytest
 
 from tools import make_exercise
 
+pytestmark = pytest.mark.slow   # a check.py process per case, on a generated exercise
+
 ROOT = Path(__file__).resolve().parent.parent
 
 CHAPTER_LOOP = '''

@@ -247,6 +247,7 @@ def test_numpy_pickle_hooks_never_see_the_file(tmp_path, monkeypatch):
     assert not np.dtype(np.float64).hasobject
 
 
+@pytest.mark.slow
 def test_the_course_fixtures_still_load_with_the_reference_numbers(fixture_path):
     """The exact reference numbers and the course's fixtures: the values (not just the keys) come through exactly."""
     x_agent = AI_Agent(X, Q_table_PATH=fixture_path("Q_MC_X_vs_advanced.pth"), train=False)
@@ -577,6 +578,7 @@ def test_a_table_in_torchs_legacy_format_loads(tmp_path):
     assert load_table(path) == (SMALL_X_TABLE, X, {"episodes_done": 3})
 
 
+@pytest.mark.slow
 def test_the_largest_real_tables_are_within_every_limit(tmp_path, monkeypatch):
     """Every (position, move) pair X can meet, in the course's bulky format (about 2.6 MB) and
     in ours: the loader's limits on size, instructions, nesting and entries leave room for both."""

@@ -167,6 +167,7 @@ def test_self_play_saves_an_x_table_and_an_o_table(tmp_path, capsys):
     assert "X table:" in out and "O table:" in out
 
 
+@pytest.mark.slow
 def test_self_play_learns_both_sides(tmp_path, capsys):
     """20,000 self-play games: both tables far better than random play on their side."""
     x_path, o_path = train(Q_Trainer, tmp_path, "--opponent", "self", "--epochs", "20000")

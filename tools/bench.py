@@ -143,9 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     RECORD.parent.mkdir(exist_ok=True)
     with open(RECORD, "w", encoding="utf-8") as record, \
             contextlib.redirect_stdout(Tee(sys.stdout, record)):
-        print(f"make bench, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, on "
-              f"{platform.node() or 'this machine'} ({os.cpu_count()} cores, "
-              f"{platform.machine()}, Python {platform.python_version()})")
+        print(f"make bench, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, on a "
+              f"{os.cpu_count()}-core {platform.machine()} machine, Python "
+              f"{platform.python_version()}")
         return measure(args)
 
 

@@ -105,6 +105,7 @@ def check_chapter_range(result: dict) -> None:
     assert result["losses"] == 0 and result["wins"] >= 980, result
 
 
+@pytest.mark.slow
 def test_our_program_runs_alone_and_prints_the_chapters_result(runs):
     check_chapter_range(printed_result(runs["ours"]))
 

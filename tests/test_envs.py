@@ -211,6 +211,7 @@ def test_pettingzoo_illegal_move_ends_the_game(aec):
     assert all(game.terminations.values())
 
 
+@pytest.mark.slow
 def test_the_example_trains_a_table_that_tester_measures_exactly(gym, tmp_path):
     """examples/train_gymnasium.py: Q-learning through the Gymnasium API, then Tester --exact."""
     table = str(tmp_path / "gym_X.pth")

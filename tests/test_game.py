@@ -612,6 +612,7 @@ def fuzz(seed, events, table):
     return figures
 
 
+@pytest.mark.slow
 def test_fuzz_ten_thousand_random_events(tmp_path):
     table = table_file(tmp_path, X, dict(zip(ALL_CELLS, [0.2, -0.1, 0.4, 0.0, 0.7, -0.3, 0.1, 0.5, -0.6])))
     figures = fuzz(seed=2024, events=10_000, table=table)

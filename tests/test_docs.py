@@ -1,0 +1,81 @@
+"""The README and docs/: the student's README stays short with a contents list that works, every
+link points at something there, and every figure a command produces is the one it prints now
+(tools/docs_figures.py makes them; make docs writes them in)."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tools import docs_figures
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+MOST_LINES = 250
+LINK = re.compile(r"\]\(([^)#\s]*)(#[^)\s]*)?\)")
+
+
+def anchor(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower().replace("`", ""))
+    return "#" + text.replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    text = path.read_text(encoding="utf-8")
+    text = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)     # no headings in code
+    return {anchor(line.lstrip("#")) for line in text.splitlines() if re.match(r"#+ ", line)}
+
+
+def test_the_readme_is_short_and_opens_with_a_contents_list_that_works():
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= MOST_LINES
+    contents = text.split("## Contents\n", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"^- \[[^]]+\]\((#[^)]+)\)", contents, re.M)
+    headings = anchors(README)
+    assert len(listed) >= 6 and set(listed) <= headings, set(listed) - headings
+    for part in ("#set-up", "#train", "#measure", "#play", "#the-exercise", "#tests"):
+        assert part in listed, part
+
+
+def test_every_link_of_the_readme_and_docs_points_at_something_there():
+    for path in docs_figures.documents():
+        for target, fragment in LINK.findall(path.read_text(encoding="utf-8")):
+            if target.startswith(("http://", "https://")):
+                continue
+            linked = (path.parent / target).resolve() if target else path
+            assert linked.exists(), f"{path.relative_to(ROOT)}: {target} is not there"
+            if fragment and linked.suffix == ".md":
+                assert fragment in anchors(linked), f"{path.relative_to(ROOT)}: {target}{fragment}"
+
+
+def test_every_marked_figure_is_one_the_script_makes_and_each_is_marked():
+    found = docs_figures.marked()
+    assert set(found) == set(docs_figures.FIGURES), set(found) ^ set(docs_figures.FIGURES)
+    for path in docs_figures.documents():   # a block left open would swallow the text after it
+        text = path.read_text(encoding="utf-8")
+        assert text.count("<!-- figures:") == text.count("<!-- /figures -->") == len(
+            docs_figures.BLOCK.findall(text)), path
+
+
+def test_only_seconds_and_rates_are_ignored_when_figures_are_compared():
+    assert docs_figures.comparable("Trained 200,000 episodes in 3.3 s (60,586 episodes/s)") == \
+        docs_figures.comparable("Trained 200,000 episodes in 14.0 s (14,286 episodes/s)")
+    assert docs_figures.comparable("wins 98.9583%") != docs_figures.comparable("wins 99.4792%")
+
+
+def check_figures(cost: str) -> None:
+    done = subprocess.run([sys.executable, "tools/docs_figures.py", "--check", "--cost", cost],
+                          cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+
+
+def test_the_instant_figures_are_what_their_commands_print():
+    check_figures("instant")
+
+
+@pytest.mark.slow
+def test_the_figures_of_short_runs_are_what_their_commands_print():
+    check_figures("seconds")

@@ -35,7 +35,8 @@ import cli  # noqa: E402  (the project root must be on the path first)
 DOCUMENTS = ("README.md", "docs/*.md")
 BLOCK = re.compile(r"(<!-- figures:([\w-]+) -->\n)(.*?)(<!-- /figures -->)", re.DOTALL)
 # What differs between two runs of the same command: seconds, rates, dates.
-VOLATILE = re.compile(r"\d[\d,]*(\.\d+)?( ms| s\b| episodes/s| games/s|-core)|\d{4}-\d\d-\d\d( \d\d:\d\d)?")
+VOLATILE = re.compile(r"\d[\d,]*(\.\d+)?( ms| s\b| episodes/s| games/s|-core)"
+                      r"|\d{4}-\d\d-\d\d( \d\d:\d\d)?")
 COSTS = ("instant", "seconds", "minutes")   # on an idle 2-core machine, per figure
 BENCH_RECORD = ROOT / "Data" / "bench.txt"
 TIMEOUT = 1800
@@ -106,7 +107,8 @@ def dqn(repo: Path, writing: bool) -> str:
     shown = [line for line in printed if line.startswith(
         ("Trained", "Saved", "exact vs", "unbeatable", "CAN BE BEATEN", "perfect moves"))]
     return (f"\nA default run with `--seed 1` printed ({seconds:.0f} s in all, on a "
-            f"{os.cpu_count()}-core machine, {time.strftime('%Y-%m-%d')}):\n" + code("\n".join(shown)))
+            f"{os.cpu_count()}-core machine, {time.strftime('%Y-%m-%d')}):\n"
+            + code("\n".join(shown)))
 
 
 def compare(repo: Path, writing: bool) -> str:
@@ -191,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", choices=sorted(FIGURES), metavar="NAME",
                         help="these figures only (default: all): " + ", ".join(FIGURES))
     parser.add_argument("--cost", choices=COSTS,
-                        help="the figures that cost at most this much (instant < seconds < minutes)")
+                        help="the figures that cost at most this much "
+                             "(instant < seconds < minutes)")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 naming every figure that differs (its seconds "
                              "and rates aside)")

@@ -25,6 +25,7 @@ from gui.values import PROBABILITIES, Overlay, format_value
 from State import EMPTY, O, X, X_WON, State
 
 ROOT = Path(__file__).resolve().parent.parent
+ALL = [(row, col) for row in range(3) for col in range(3)]
 GAME_PY = ROOT / "Game.py"
 LINUX = sys.platform.startswith("linux")
 QUIT_BOUND = 1.0   # seconds from a quit to the end of the process
@@ -228,6 +229,35 @@ def test_computers_alone_at_delay_0_go_on_at_once():
         game.step()
     game.step()
     assert game.pause() == 0.0 and game.moves == [] and game.games_finished == 1
+
+
+def test_the_computers_values_stay_up_after_its_move_until_the_next_move_or_key():
+    game, clock = make_game("advanced", "human", delay=0.5)
+    game.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_h, mod=0, unicode="h"))
+    thought = game.overlay()                                 # X's values on its turn
+    assert thought is not None and thought.kind == PROBABILITIES
+    clock.now = 0.5
+    game.step()                                              # X moves
+    moved = game.moves[-1][1]
+    clock.now = 60.0                                         # however long you look at them
+    game.step()
+    assert game.env.position.player == O and game.overlay() is thought
+    assert game.view().overlay is thought and "until your move or a key" in footer(game)
+    image = game.render()
+    empty = next(cell for cell in thought.values if cell != moved)
+    assert tuple(image.get_at(game.graphics.cell_rect(empty).center))[:3] != \
+        tuple(Game("human", "human", background=False).render().get_at(
+            game.graphics.cell_rect(empty).center))[:3]      # still shaded
+    game.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_SPACE, mod=0, unicode=" "))
+    assert game.overlay() is None and "on its turn" in footer(game)   # a key: gone
+    clock.now = 61.0
+    game.step()
+    click(game, next(cell for cell in ALL if game.env.legal(game.env.position, cell)))
+    clock.now = 61.5
+    game.step()                                              # X moves again, values kept again
+    assert game.env.position.player == O and game.overlay() is not None
+    click(game, next(cell for cell in ALL if game.env.legal(game.env.position, cell)))
+    assert game.overlay() is not thought and game.env.position.player == X   # your move: X's new
 
 
 # --- --screenshot: checked before the game starts -------------------------------------------------

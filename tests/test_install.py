@@ -116,3 +116,41 @@ def test_the_version_is_one_value_everywhere():
     except metadata.PackageNotFoundError:
         return
     assert installed == cli.VERSION
+
+
+# --- the Makefile: which torch, and the notebook's front end --------------------------------------
+
+def make_dry_run(*arguments):
+    """The commands ``make -n`` would run (as if requirements*.txt had changed)."""
+    return subprocess.run(["make", "-n", "-W", "requirements.txt", "-W", "requirements-extra.txt",
+                           *arguments], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout.splitlines()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the CUDA build is Linux's")
+def test_without_an_nvidia_gpu_make_asks_for_the_cpu_torch_first():
+    pin = next(line for line in (ROOT / "requirements.txt").read_text().splitlines()
+               if line.startswith("torch=="))
+    cpu_first = [line for line in make_dry_run("venv", "NVIDIA_GPU=") if "whl/cpu" in line]
+    assert len(cpu_first) == 1 and f'"{pin}"' in cpu_first[0]
+    assert "|| echo" in cpu_first[0]   # an index that cannot be reached falls back to the pin
+    assert not [line for line in make_dry_run("venv", "NVIDIA_GPU=yes") if "whl/cpu" in line]
+    assert [line for line in make_dry_run("venv", "NVIDIA_GPU=yes", "TORCH=cpu")
+            if "whl/cpu" in line]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_notebook_opens_jupyterlab_from_the_extras():
+    jupyter = Path(sys.executable).parent / "jupyter"
+    if not jupyter.is_file():
+        pytest.skip("JupyterLab: the optional extras are not installed (make extras)")
+    assert any(line.startswith("pip") or "requirements-extra.txt" in line
+               for line in make_dry_run("notebook"))
+    command = make_dry_run("notebook")[-1].split()
+    assert command == [".venv/bin/jupyter", "lab", "notebooks/"]
+    version = subprocess.run([str(jupyter), "lab", "--version"], capture_output=True, text=True,
+                             timeout=120)
+    assert version.returncode == 0 and version.stdout.strip()[0].isdigit(), version.stderr
+    extras = (ROOT / "requirements-extra.txt").read_text()
+    assert f"jupyterlab=={version.stdout.strip()}" in extras.splitlines()

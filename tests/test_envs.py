@@ -391,3 +391,32 @@ def test_maskable_ppo_trains_and_is_measured_exactly(gym, tmp_path):
     wins, losses, _ = figures["vs random"]
     # the standard error of a mean of 1,000 results in [-1, 1] is at most 0.032
     assert abs(np.mean(rewards) - (wins - losses)) < 0.1
+
+
+@pytest.mark.filterwarnings("ignore:The old environment creation API:DeprecationWarning")
+def test_supersuits_observation_wrappers_take_the_flat_observation(aec, capsys):
+    supersuit = pytest.importorskip("supersuit", reason=f"supersuit: {EXTRAS}")
+    from pettingzoo.test import api_test
+
+    wrappers = {"dtype_v0": lambda game: supersuit.dtype_v0(game, np.float32),
+                "flatten_v0": supersuit.flatten_v0,
+                "frame_stack_v1": lambda game: supersuit.frame_stack_v1(game, 3),
+                "normalize_obs_v0": lambda game: supersuit.normalize_obs_v0(
+                    supersuit.dtype_v0(game, np.float32), env_min=-1, env_max=1)}
+    shapes = {}
+    for name, wrap in wrappers.items():
+        game = wrap(aec.env(observation="box"))
+        game.reset(seed=0)
+        game.step(np.int64(4))
+        seen = game.observe("player_2")
+        shapes[name] = seen.shape
+        assert seen.reshape(-1)[-9:][4] == -1   # the newest frame: O sees X in the centre
+        assert game.infos["player_2"]["action_mask"][4] == 0
+        with pytest.raises((AttributeError, AssertionError)):   # the dict observation: no Box
+            wrap(aec.env())
+    assert shapes == {"dtype_v0": (9,), "flatten_v0": (9,), "frame_stack_v1": (27,),
+                      "normalize_obs_v0": (9,)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(supersuit.frame_stack_v1(aec.env(observation="box"), 2), num_cycles=100)
+    assert "Passed API test" in capsys.readouterr().out

@@ -1,9 +1,13 @@
 """``TicTacToe-v0``: the game as a Gymnasium environment, one learner against a chosen opponent.
 
-Importing this module registers ``TicTacToe-v0`` with Gymnasium, so either of these works::
+Importing this module registers ``TicTacToe-v0`` with Gymnasium, so any of these works::
 
     import envs; envs.register(); env = gymnasium.make("TicTacToe-v0", opponent="advanced")
-    env = gymnasium.make("envs.gymnasium_env:TicTacToe-v0", side="O")
+    env = gymnasium.make("envs.gymnasium_env:TicTacToe-v0", side="O")       # in the clone
+    env = gymnasium.make("tictactoe_rl:TicTacToe-v0")   # installed (pip install .): any folder
+
+The ``module:id`` forms import the module first, so they work in a fresh process too, such as a
+``spawn`` worker of ``AsyncVectorEnv`` (Gymnasium 1.x has no entry-point plugins).
 
 The rules are the repository's (``TicTacToe.next_state`` on ``State`` positions) and the
 opponent is any agent spec of ``players/specs.py``, so whatever learns here can be measured

@@ -6,7 +6,8 @@
     python Game.py --x human --o human                 # two people, one mouse
 
 Click an empty cell to move. R starts a new game, H shows what the computer thinks of each empty
-cell (its Q-values, or its move probabilities), Esc, Ctrl-C or closing the window quits.
+cell (its Q-values, or its move probabilities; they stay up after its move until the next move or
+key), Esc, Ctrl-C or closing the window quits.
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ class Game:
         self.score = {X_WON: 0, O_WON: 0, DRAW: 0}
         self.games_finished = 0
         self.show_values = False
+        self.kept_overlay: Overlay | None = None   # the values the last computer moved by
         self.running = True
         self.screen: pygame.Surface | None = None
         self.thinking = Thinking(background)
@@ -99,12 +101,16 @@ class Game:
         self.moves: list[tuple[State, Action]] = []
         self.finished_at: float | None = None
         self.turn_started = self.clock()
+        self.kept_overlay = None
         self.thinking.forget()
 
     def play(self, action: Action) -> None:
         """Play ``action`` for the side to move (``env.move`` refuses an illegal one)."""
         before = self.env.position
+        # a computer's values stay up after its move, until the next move or key
+        kept = None if self.is_human(before.player) else self.overlay()
         state, _ = self.env.move(action)
+        self.kept_overlay = kept
         self.moves.append((before, action))
         self.turn_started = self.clock()
         if state.end_of_game:
@@ -130,6 +136,7 @@ class Game:
         if event.type == pygame.QUIT:
             self.running = False
         elif event.type == pygame.KEYDOWN:
+            self.kept_overlay = None
             if event.key == pygame.K_ESCAPE:
                 self.running = False
             elif event.key == pygame.K_r:
@@ -167,9 +174,14 @@ class Game:
 
     # --- what the window shows ---------------------------------------------------------------------
     def overlay(self) -> Overlay | None:
-        """The values of the computer to move, when H is on and they are ready; else ``None``."""
+        """With H on: the values of the computer to move once they are ready; on a person's turn
+        the values the computer moved by, until the next move or key. Else ``None``."""
         future = self.values_future()
-        return future.result() if future is not None and future.done() else None
+        if future is not None:
+            return future.result() if future.done() else None
+        if not self.show_values or self.env.position.end_of_game:
+            return None
+        return self.kept_overlay
 
     def values_future(self) -> Future | None:
         """The values of the computer to move, asked for once per position while H is on."""
@@ -241,7 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     which then exits with status 130)."""
     parser = cli.Parser(prog="Game.py", description=__doc__.split("\n\n")[0],
                         epilog="In the window: click an empty cell to move, R starts a new game, "
-                               "H shows the computer's values on the board, Esc, Ctrl-C or "
+                               "H shows the computer's values on the board (they stay up after "
+                               "its move until the next move or key), Esc, Ctrl-C or "
                                "closing the window quits.")
     parser.add_argument("--x", default=DEFAULT_X, metavar="SPEC",
                         help=f"who plays X: human, random, advanced, minimax, playout, mcts, a "

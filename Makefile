@@ -1,18 +1,22 @@
 # Every target sets itself up: the first run creates .venv and installs requirements.txt
 # (pip shows its progress: the first install downloads torch and can take minutes).
-#   make venv TORCH=cpu   torch's CPU build from PyTorch's own CPU wheel index: on Linux the plain
-#                         pin pulls the CUDA build (several GB), which this project never uses
-#   make extras           the optional packages of requirements-extra.txt (envs/, the notebook)
+# torch: on Linux without an NVIDIA GPU (no nvidia-smi, no /proc/driver/nvidia) the CPU build
+# from PyTorch's CPU wheel index (about 190 MB), not the plain pin's CUDA build (about 2.7 GB of
+# nvidia-* packages); when that index cannot be reached, the plain pin after all.
+#   make venv TORCH=cpu   the CPU build anyway;  make venv TORCH=pin   the plain pin anyway
+#   make extras           the optional packages of requirements-extra.txt (envs/, SB3, JupyterLab)
+#   make notebook         the classroom notebook in JupyterLab (installs the extras first)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 EXTRAS_STAMP := $(VENV)/.extras
-TORCH ?=
+NVIDIA_GPU := $(shell command -v nvidia-smi >/dev/null 2>&1 || test -e /proc/driver/nvidia && echo yes)
+TORCH ?= $(if $(filter Linux,$(shell uname -s)),$(if $(NVIDIA_GPU),pin,cpu),pin)
 TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
 TORCH_PIN := $(shell grep -E '^torch==' requirements.txt)
 
-.PHONY: venv extras play train dqn test test-all bench data compare curves docs exercise check nim clean
+.PHONY: venv extras notebook play train dqn test test-all bench data compare curves docs exercise check nim clean
 
 # More flags for a target's script, e.g. make train ARGS="--epochs 500000" or
 # make compare ARGS="--epochs 20000" (the tests run every target this way, at small sizes).
@@ -23,7 +27,8 @@ venv: $(STAMP)
 $(STAMP): requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
-	$(if $(filter cpu,$(TORCH)),$(PY) -m pip install "$(TORCH_PIN)" --index-url $(TORCH_CPU_INDEX))
+	$(if $(filter cpu,$(TORCH)),$(PY) -m pip install --timeout 20 --retries 1 "$(TORCH_PIN)" \
+		--index-url $(TORCH_CPU_INDEX) || echo "PyTorch's CPU index cannot be reached: the plain pin")
 	$(PY) -m pip install -r requirements.txt
 	touch $(STAMP)
 
@@ -32,6 +37,10 @@ extras: $(EXTRAS_STAMP)
 $(EXTRAS_STAMP): requirements-extra.txt $(STAMP)
 	$(PY) -m pip install -r requirements-extra.txt
 	touch $(EXTRAS_STAMP)
+
+# JupyterLab on notebooks/ (it prints the address to open if no browser starts).
+notebook: extras
+	$(VENV)/bin/jupyter lab notebooks/
 
 play: venv
 	$(PY) Game.py $(ARGS)

@@ -13,15 +13,21 @@ INTERRUPTED = 130    # Ctrl-C (128 + SIGINT)
 MAX_COUNT = 10**9    # larger counts are typos, not plans
 # The repository folder: default files (Data/...) live there, wherever a script is started from.
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The project's version: every script's --version, and the installed package's metadata
+# (pyproject.toml reads it from here)
+VERSION = "1.0.0"
 
 
 class Parser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose errors are one line on stderr and exit status 2, and whose
-    flags must be written in full (no guessing ``--ep`` means ``--epochs``)."""
+    """An ``ArgumentParser`` whose errors are one line on stderr and exit status 2, whose
+    flags must be written in full (no guessing ``--ep`` means ``--epochs``), and that answers
+    ``--version``."""
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        self.add_argument("--version", action="version", version=f"%(prog)s {VERSION}",
+                          help="show the project's version and exit")
 
     def error(self, message: str):
         fail(f"{self.prog}: error: {message} (see --help)")

@@ -40,14 +40,28 @@ def action_of(cell: tuple[int, int]) -> int:
     return int(cell[0]) * SIZE + int(cell[1])
 
 
+def cell_index(action) -> int | None:
+    """The whole number ``action`` stands for, as ``Discrete(9).contains`` reads it: a Python
+    int, a numpy integer scalar (``np.int64(4)``) or a 0-d integer array (``np.array(4)``, what
+    ``model.predict`` returns); ``None`` for anything else. A bool is refused although
+    ``Discrete.contains(True)`` holds (Python's ``True`` is the int 1): a bool action is a bug."""
+    if isinstance(action, bool):
+        return None
+    if isinstance(action, Integral):   # numpy's integer scalars are Integral
+        return int(action)
+    if isinstance(action, np.ndarray) and action.shape == () \
+            and np.issubdtype(action.dtype, np.integer):
+        return int(action)
+    return None
+
+
 def legal_cell(position: State, action) -> tuple[int, int] | None:
-    """The ``(row, col)`` that ``action`` names when it is a whole number (Python's or numpy's,
-    not a bool) naming an empty cell of ``position``; ``None`` for anything else."""
-    if not isinstance(action, Integral) or isinstance(action, bool):  # numpy's ints are Integral
+    """The ``(row, col)`` that ``action`` names when it is a whole number (see ``cell_index``)
+    naming an empty cell of ``position``; ``None`` for anything else."""
+    index = cell_index(action)
+    if index is None or not 0 <= index < CELLS:
         return None
-    if not 0 <= int(action) < CELLS:
-        return None
-    cell = divmod(int(action), SIZE)
+    cell = divmod(index, SIZE)
     return cell if cell in position.children() else None
 
 

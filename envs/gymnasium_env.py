@@ -1,9 +1,13 @@
 """``TicTacToe-v0``: the game as a Gymnasium environment, one learner against a chosen opponent.
 
-Importing this module registers ``TicTacToe-v0`` with Gymnasium, so either of these works::
+Importing this module registers ``TicTacToe-v0`` with Gymnasium, so any of these works::
 
     import envs; envs.register(); env = gymnasium.make("TicTacToe-v0", opponent="advanced")
-    env = gymnasium.make("envs.gymnasium_env:TicTacToe-v0", side="O")
+    env = gymnasium.make("envs.gymnasium_env:TicTacToe-v0", side="O")       # in the clone
+    env = gymnasium.make("tictactoe_rl:TicTacToe-v0")   # installed (pip install .): any folder
+
+The ``module:id`` forms import the module first, so they work in a fresh process too, such as a
+``spawn`` worker of ``AsyncVectorEnv`` (Gymnasium 1.x has no entry-point plugins).
 
 The rules are the repository's (``TicTacToe.next_state`` on ``State`` positions) and the
 opponent is any agent spec of ``players/specs.py``, so whatever learns here can be measured
@@ -44,7 +48,11 @@ class TicTacToeEnv(gymnasium.Env):
         3 | 4 | 5
         6 | 7 | 8
 
-    Only empty cells are legal; ``info["action_mask"]`` (``int8``, 1 = legal) says which they are.
+    An action is whatever ``Discrete(9).contains`` accepts, bools aside: a Python int, a numpy
+    integer scalar, or a 0-d integer array (``model.predict(obs)`` of Stable-Baselines3 returns
+    ``array(4)``). Only empty cells are legal; ``info["action_mask"]`` (``int8``, 1 = legal) and
+    ``env.unwrapped.action_masks()`` (``bool``, what sb3-contrib's ``MaskablePPO`` calls; reach it
+    through wrappers with ``env.get_wrapper_attr("action_masks")()``) say which they are.
 
     ## Observation Space
 
@@ -153,6 +161,11 @@ class TicTacToeEnv(gymnasium.Env):
         self._over = self._position.end_of_game != ONGOING
         self._show()
         return self._result(float(REWARD[self._position.end_of_game] * self.side))
+
+    def action_masks(self) -> np.ndarray:
+        """``True`` for each legal move now (all ``False`` once the episode is over): a new
+        ``bool`` array, the mask sb3-contrib's ``MaskablePPO`` asks every environment for."""
+        return self._info()["action_mask"].astype(bool)
 
     def render(self) -> str | np.ndarray | None:
         """The picture ``render_mode`` asks for: text, a frame array, or ``None`` (a window)."""

@@ -27,23 +27,43 @@ from TicTacToe import REWARD, TicTacToe
 
 AGENTS = ("player_1", "player_2")   # PettingZoo's naming; player_1 plays X and moves first
 SIDES = {"player_1": X, "player_2": O}
+OBSERVATIONS = ("dict", "box")
 
 
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped environment)
     """Tic-Tac-Toe for two agents, ``player_1`` (X, moves first) and ``player_2`` (O).
 
-    Observation: a dict, as PettingZoo's classic games give it --
-    ``"observation"``: ``int8`` array of the nine cells (row-major) from the observing agent's
-    point of view, ``+1`` its own mark, ``-1`` the other's, ``0`` empty; ``"action_mask"``:
-    ``int8`` array of nine flags, ``1`` for each legal move of the agent to move (all ``0`` for
-    the other agent and once the game is over).
+    Observation (``observation="dict"``, the default): a dict, as PettingZoo's classic games give
+    it -- ``"observation"``: ``int8`` array of the nine cells (row-major) from the observing
+    agent's point of view, ``+1`` its own mark, ``-1`` the other's, ``0`` empty;
+    ``"action_mask"``: ``int8`` array of nine flags, ``1`` for each legal move of the agent to
+    move (all ``0`` for the other agent and once the game is over). With ``observation="box"``
+    the observation is that ``int8`` array alone, a flat ``Box(-1, 1, (9,), int8)`` that
+    SuperSuit's observation wrappers (``dtype_v0``, ``flatten_v0``, ``frame_stack_v1``) take,
+    and the mask moves to ``infos[agent]["action_mask"]``. In both, ``action_mask(agent)`` and
+    ``action_masks()`` (the agent to move, ``bool``) give it too.
 
-    Action: ``Discrete(9)``, the cell to mark, ``row = action // 3``, ``col = action % 3``.
+    Action: ``Discrete(9)``, the cell to mark, ``row = action // 3``, ``col = action % 3``: a
+    Python int, a numpy integer scalar or a 0-d integer array (what ``Discrete.contains``
+    accepts, bools aside).
 
     Rewards, on the move that ends the game: ``+1`` the winner, ``-1`` the loser, ``0`` both
     for a draw. An illegal move (an occupied cell, or not a cell index) ends the game with
     ``-1`` for the agent that made it, ``0`` for the other, and ``info["illegal_action"]`` set
-    for it. Nothing is ever truncated.
+    for it. Once the game is over ``agent_selection`` moves on to the other agent, as in
+    PettingZoo's own ``tictactoe_v3``, so each agent sees its final reward in ``last()``.
+
+    Where this game differs from PettingZoo's ``tictactoe_v3`` (the rules and rewards agree):
+
+    - an illegal move sets ``terminations`` only; ``tictactoe_v3`` sets ``truncations`` too. The
+      game ended by its rules, so a learner must not bootstrap past it as it would past a time
+      limit (Gymnasium's meaning of truncated);
+    - after the end every mask is all ``0``; ``tictactoe_v3`` still lists the loser's empty
+      cells, moves that cannot be played;
+    - the observation is nine cells of ``+1``/``-1``/``0`` seen by the observer, not
+      ``tictactoe_v3``'s two ``3x3`` planes;
+    - there is no ``max_cycles``: a game ends by itself within nine moves (PettingZoo's
+      ``max_cycles_test`` is for environments that need a cut-off).
 
     ``render_mode``: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (as in
     ``TicTacToe-v0``). ``reset(seed=...)`` seeds the action spaces' ``sample``; the game itself
@@ -53,16 +73,20 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
     metadata = {"name": "repo_tictactoe_v0", "render_modes": list(render.RENDER_MODES),
                 "render_fps": 4, "is_parallelizable": False}
 
-    def __init__(self, render_mode: str | None = None) -> None:
+    def __init__(self, render_mode: str | None = None, observation: str = "dict") -> None:
         super().__init__()
         render.check_mode(render_mode)
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"observation must be one of {', '.join(OBSERVATIONS)}, "
+                             f"got {observation!r}")
         self.render_mode = render_mode
+        self.observation_kind = observation
         self.possible_agents = list(AGENTS)
         cells = spaces.Box(-1, 1, (board.CELLS,), np.int8)
         mask = spaces.Box(0, 1, (board.CELLS,), np.int8)
-        self._observation_spaces = {agent: spaces.Dict({"observation": cells,
-                                                        "action_mask": mask})
-                                    for agent in AGENTS}
+        seen = cells if observation == "box" else spaces.Dict({"observation": cells,
+                                                               "action_mask": mask})
+        self._observation_spaces = {agent: seen for agent in AGENTS}
         self._action_spaces = {agent: spaces.Discrete(board.CELLS) for agent in AGENTS}
         self._game = TicTacToe()
         self._position = State()
@@ -90,18 +114,29 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
         self._cumulative_rewards = {agent: 0.0 for agent in AGENTS}
         self.terminations = {agent: False for agent in AGENTS}
         self.truncations = {agent: False for agent in AGENTS}
-        self.infos: dict[str, dict] = {agent: {} for agent in AGENTS}
         self.agent_selection = AGENTS[0]
         self._position, self._last_move = State(), None
+        self.infos: dict[str, dict] = {agent: self._info(agent) for agent in AGENTS}
         self._show()
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``agent``'s view of the board and its legal moves (new arrays every call)."""
+    def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
+        """``agent``'s view of the board, with its legal moves unless ``observation="box"``
+        (new arrays every call)."""
+        cells = board.observation(self._position, SIDES[agent])
+        if self.observation_kind == "box":
+            return cells
+        return {"observation": cells, "action_mask": self.action_mask(agent)}
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """``1`` for each legal move of ``agent``: all ``0`` unless it is to move in a game that
+        goes on (a new ``int8`` array)."""
         to_move = (agent == self.agent_selection and self._position.end_of_game == ONGOING
                    and not self.terminations.get(agent, True))
-        mask = board.action_mask(self._position) if to_move else np.zeros(board.CELLS, np.int8)
-        return {"observation": board.observation(self._position, SIDES[agent]),
-                "action_mask": mask}
+        return board.action_mask(self._position) if to_move else np.zeros(board.CELLS, np.int8)
+
+    def action_masks(self) -> np.ndarray:
+        """The legal moves of the agent to move as ``bool`` flags (sb3-contrib's convention)."""
+        return self.action_mask(self.agent_selection).astype(bool)
 
     def step(self, action) -> None:
         """The agent to move marks cell ``action`` (``None`` once it is terminated)."""
@@ -114,7 +149,6 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
         cell = board.legal_cell(self._position, action)
         if cell is None:
             self._end({agent: -1.0, other: 0.0})
-            self.infos[agent] = {"illegal_action": True}
         else:
             self._position, _ = self._game.next_state(self._position, cell)
             self._last_move = cell
@@ -123,7 +157,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
                 self._end({name: x_reward * SIDES[name] for name in AGENTS})
             else:
                 self._clear_rewards()
-                self.agent_selection = other
+        self.agent_selection = other
+        self.infos = {name: self._info(name) for name in self.agents}
+        if cell is None:
+            self.infos[agent]["illegal_action"] = True
         self._accumulate_rewards()
         self._show()
 
@@ -148,12 +185,17 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
         self.rewards = rewards
         self.terminations = {agent: True for agent in self.agents}
 
+    def _info(self, agent: str) -> dict:
+        """What ``infos[agent]`` holds: nothing with the dict observation (its mask is in it),
+        the mask with the flat one."""
+        return {"action_mask": self.action_mask(agent)} if self.observation_kind == "box" else {}
+
     def _show(self) -> None:
         if self.render_mode == render.WINDOW_MODE:
             self.render()
 
 
-def env(render_mode: str | None = None) -> AECEnv:
+def env(render_mode: str | None = None, observation: str = "dict") -> AECEnv:
     """The environment as PettingZoo's classic games hand it out: wrapped so that calling
     ``step`` or ``observe`` before ``reset`` is a clear error."""
-    return OrderEnforcingWrapper(raw_env(render_mode=render_mode))
+    return OrderEnforcingWrapper(raw_env(render_mode=render_mode, observation=observation))

@@ -11,6 +11,11 @@ with ``action_probs(state)`` can be evaluated exactly:
 
 Each walk visits a position once (results are remembered per position), so each takes well under a
 second.
+
+A policy may put probability on an illegal move (an occupied cell, a cell off the board): the walks
+score it with the environments' rule (``TicTacToe-v0``, the PettingZoo game), the game ends and the
+side that played it loses; ``exact_outcome`` says how often that happens (``x_illegal``,
+``o_illegal``).
 """
 
 from __future__ import annotations
@@ -20,18 +25,25 @@ from functools import lru_cache
 from State import DRAW, O, O_WON, ONGOING, X, X_WON, State
 from TicTacToe import Action
 
-Outcome = dict[str, float]  # {"x_wins": p, "o_wins": p, "draws": p}
+# {"x_wins": p, "o_wins": p, "draws": p, "x_illegal": p, "o_illegal": p}: the last two are the
+# chances that X (O) ends the game with an illegal move, a loss counted in the other side's wins
+Outcome = dict[str, float]
 Policy = dict[State, Action]
 
-# Result code -> (x_wins, o_wins, draws) of a finished game.
-_FINAL = {X_WON: (1.0, 0.0, 0.0), O_WON: (0.0, 1.0, 0.0), DRAW: (0.0, 0.0, 1.0)}
+# Result code -> (x_wins, o_wins, draws, x_illegal, o_illegal) of a finished game; and of a game
+# that the side to move ends with an illegal move (it loses).
+_FINAL = {X_WON: (1.0, 0.0, 0.0, 0.0, 0.0), O_WON: (0.0, 1.0, 0.0, 0.0, 0.0),
+          DRAW: (0.0, 0.0, 1.0, 0.0, 0.0)}
+_ILLEGAL = {X: (0.0, 1.0, 0.0, 1.0, 0.0), O: (1.0, 0.0, 0.0, 0.0, 1.0)}
 _RESULT_VALUE = {X_WON: 1, O_WON: -1, DRAW: 0}
 # Probabilities must sum to 1 within this (floating-point sums of ninths and fifths).
 PROBABILITY_TOLERANCE = 1e-9
 
 
-def as_outcome(x_wins: float, o_wins: float, draws: float) -> Outcome:
-    return {"x_wins": x_wins, "o_wins": o_wins, "draws": draws}
+def as_outcome(x_wins: float, o_wins: float, draws: float, x_illegal: float = 0.0,
+               o_illegal: float = 0.0) -> Outcome:
+    return {"x_wins": x_wins, "o_wins": o_wins, "draws": draws, "x_illegal": x_illegal,
+            "o_illegal": o_illegal}
 
 
 # --- perfect play ------------------------------------------------------------------------------
@@ -71,13 +83,11 @@ def safe_actions(state: State) -> list[Action]:
 # --- evaluating agents -------------------------------------------------------------------------
 
 def checked_probs(agent, state: State) -> dict[Action, float]:
-    """``agent.action_probs(state)`` after checking it is a distribution over legal moves."""
+    """``agent.action_probs(state)`` after checking it is a probability distribution (its moves
+    may be illegal: see ``after_move``)."""
     probs = agent.action_probs(state)
-    children = state.children()
     total = 0.0
-    for action, p in probs.items():
-        if action not in children:
-            raise ValueError(f"{type(agent).__name__}.action_probs gives illegal action {action!r}")
+    for p in probs.values():
         if p < 0:
             raise ValueError(f"{type(agent).__name__}.action_probs gives negative probability {p}")
         total += p
@@ -86,29 +96,37 @@ def checked_probs(agent, state: State) -> dict[Action, float]:
     return probs
 
 
+def after_move(position: State, action, walk) -> tuple[float, ...]:
+    """``walk`` of the position ``action`` leads to, or the mover's loss when it is illegal."""
+    child = position.children().get(action)
+    return _ILLEGAL[position.player] if child is None else walk(child)
+
+
 def exact_outcome(x_agent, o_agent, state: State | None = None) -> Outcome:
     """Exact probabilities ``{"x_wins", "o_wins", "draws"}`` of a game from ``state`` (default:
     the empty board) between two agents that state their policies with ``action_probs``."""
     agents = {X: x_agent, O: o_agent}
-    memo: dict[State, tuple[float, float, float]] = {}
+    memo: dict[State, tuple[float, ...]] = {}
 
-    def walk(position: State) -> tuple[float, float, float]:
+    def walk(position: State) -> tuple[float, ...]:
         if position.end_of_game != ONGOING:
             return _FINAL[position.end_of_game]
         if position in memo:
             return memo[position]
-        x_wins = o_wins = draws = 0.0
-        children = position.children()
+        result = (0.0,) * 5
         for action, p in checked_probs(agents[position.player], position).items():
             if p:
-                cx, co, cd = walk(children[action])
-                x_wins += p * cx
-                o_wins += p * co
-                draws += p * cd
-        memo[position] = (x_wins, o_wins, draws)
-        return memo[position]
+                result = tuple(r + p * c for r, c in zip(result, after_move(position, action,
+                                                                             walk)))
+        memo[position] = result
+        return result
 
     return as_outcome(*walk(state or State()))
+
+
+def illegal_share(outcome: Outcome, side: int) -> float:
+    """The chance that ``side`` (1 X, -1 O) loses ``outcome``'s game by an illegal move."""
+    return outcome["x_illegal"] if side == X else outcome["o_illegal"]
 
 
 def side_result(outcome: Outcome, side: int) -> tuple[float, float, float]:
@@ -136,10 +154,10 @@ def best_response(opponent, unbeatable: bool = False,
     The policy covers every position the game can reach against ``opponent``.
     """
     me = -opponent.player
-    memo: dict[State, tuple[float, float, float]] = {}
+    memo: dict[State, tuple[float, ...]] = {}
     policy: Policy = {}
 
-    def walk(position: State) -> tuple[float, float, float]:
+    def walk(position: State) -> tuple[float, ...]:
         if position.end_of_game != ONGOING:
             return _FINAL[position.end_of_game]
         if position in memo:
@@ -149,17 +167,17 @@ def best_response(opponent, unbeatable: bool = False,
             actions = safe_actions(position) if unbeatable else list(children)
             best_key, best_action, result = None, None, None
             for action in actions:
-                cx, co, cd = walk(children[action])
-                wins, losses = (cx, co) if me == X else (co, cx)
+                child = walk(children[action])
+                wins, losses = (child[0], child[1]) if me == X else (child[1], child[0])
                 key = round(wins - losses, 12)
                 if best_key is None or key > best_key:
-                    best_key, best_action, result = key, action, (cx, co, cd)
+                    best_key, best_action, result = key, action, child
             policy[position] = best_action
         else:
-            result = (0.0, 0.0, 0.0)
+            result = (0.0,) * 5
             for action, p in checked_probs(opponent, position).items():
                 if p:
-                    child = walk(children[action])
+                    child = after_move(position, action, walk)
                     result = tuple(r + p * c for r, c in zip(result, child))
         memo[position] = result
         return result
@@ -173,7 +191,7 @@ def worst_case(agent, state: State | None = None) -> tuple[int, list[Action] | N
     shortest line of moves (both sides, from ``state``) that beats it; ``None`` otherwise.
 
     Every move the agent might play (probability above 0) counts: an agent that loses only
-    sometimes can still be beaten.
+    sometimes can still be beaten. An illegal move loses at once and ends the line.
     """
     me = agent.player
     start = state or State()
@@ -190,7 +208,7 @@ def worst_case(agent, state: State | None = None) -> tuple[int, list[Action] | N
             if position.player == me else list(children)
         best, best_action = None, None
         for action in actions:
-            value, plies = walk(children[action])
+            value, plies = walk(children[action]) if action in children else (-1, 0)
             if best is None or (value, plies) < best:
                 best, best_action = (value, plies), action
         memo[position] = ((best[0], best[1] + 1), best_action)
@@ -200,10 +218,10 @@ def worst_case(agent, state: State | None = None) -> tuple[int, list[Action] | N
     if value >= 0:
         return value, None
     line, position = [], start
-    while position.end_of_game == ONGOING:
+    while position is not None and position.end_of_game == ONGOING:
         action = memo[position][1]
         line.append(action)
-        position = position.children()[action]
+        position = position.children().get(action)   # None after an illegal move
     return value, line
 
 

@@ -65,7 +65,10 @@ def footer(game: Game) -> str:
     if game.is_human(X) and game.is_human(O):
         return f"H on: no computer player to show values for  ·  {KEYS}"
     if game.is_human(state.player):
-        return f"H on: the computer's values show on its turn  ·  {KEYS}"
+        if game.kept_overlay is None:
+            return f"H on: the computer's values show on its turn  ·  {KEYS}"
+        return (f"H on: {VALUE_NAMES[game.kept_overlay.kind]} of {label(game, -state.player)} "
+                f"at its move, up until your move or a key  ·  {KEYS}")
     who = label(game, state.player)
     future = game.values_future()
     if not future.done():

@@ -4,7 +4,9 @@ Without a display SDL does not fail: it falls back to an offscreen driver and th
 unseen, for ever. So a window is refused when SDL would have to fall back -- on Linux with neither
 ``DISPLAY`` nor ``WAYLAND_DISPLAY`` set, or whenever SDL chose the offscreen or dummy driver
 although nobody asked for it. ``SDL_VIDEODRIVER=dummy`` asks for it: that is how tests and CI run
-the game headless.
+the game headless. On Linux with only ``DISPLAY`` (or only ``WAYLAND_DISPLAY``) set, SDL is told to
+use that display's driver alone, so that a display it cannot reach is one line naming it, not SDL
+trying the other drivers (with their own complaints) and falling back unseen.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pygame
 
 HEADLESS_DRIVERS = ("offscreen", "dummy")   # SDL drivers that show nothing
 DISPLAY_VARIABLES = ("DISPLAY", "WAYLAND_DISPLAY")
+DRIVER_OF = {"DISPLAY": "x11", "WAYLAND_DISPLAY": "wayland"}   # SDL's driver for each display
 HOW_TO_SEE_IT = ("run it on a desktop (or over ssh -X), or unseen with SDL_VIDEODRIVER=dummy "
                  "and --games N")
 
@@ -40,6 +43,32 @@ def check_display() -> None:
                         f"WAYLAND_DISPLAY is set): {HOW_TO_SEE_IT}")
 
 
+def named_display() -> str | None:
+    """``DISPLAY`` (or ``WAYLAND_DISPLAY``) when on Linux it alone names the display and no driver
+    is asked for: the variable whose display SDL must open; ``None`` otherwise."""
+    named = [name for name in DISPLAY_VARIABLES if os.environ.get(name)]
+    if sys.platform.startswith("linux") and not requested_driver() and len(named) == 1:
+        return named[0]
+    return None
+
+
+def init_display() -> None:
+    """``pygame.display.init`` -- with only the named display's driver, if ``named_display``
+    names one; ``NoDisplay`` naming that display when SDL cannot open it."""
+    variable = named_display()
+    if variable is None:
+        pygame.display.init()
+        return
+    os.environ["SDL_VIDEODRIVER"] = DRIVER_OF[variable]
+    try:
+        pygame.display.init()
+    except pygame.error as error:
+        raise NoDisplay(f"cannot open the display {variable}={os.environ[variable]} ({error}): "
+                        f"{HOW_TO_SEE_IT}") from None
+    finally:
+        del os.environ["SDL_VIDEODRIVER"]
+
+
 def open_window(size: tuple[int, int], caption: str, resizable: bool) -> pygame.Surface:
     """Open the window and return its surface. Raises ``NoDisplay`` if it would be unseen, and
     ``pygame.error`` if SDL cannot open it at all.
@@ -47,7 +76,7 @@ def open_window(size: tuple[int, int], caption: str, resizable: bool) -> pygame.
     A resizable window stays the same window for good: pygame 2 resizes its surface when the
     user drags the frame, so nobody calls ``set_mode`` again (that would make a new window)."""
     check_display()
-    pygame.display.init()
+    init_display()
     driver = pygame.display.get_driver()
     if driver in HEADLESS_DRIVERS and requested_driver() != driver:
         pygame.display.quit()

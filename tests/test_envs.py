@@ -226,3 +226,198 @@ def test_the_example_trains_a_table_that_tester_measures_exactly(gym, tmp_path):
     worst = subprocess.run([sys.executable, "Tester.py", "--worst-case", table],
                            capture_output=True, text=True, check=True).stdout
     assert "unbeatable" in worst
+
+
+# --- what the field's libraries hand the environments -----------------------------------------
+# Every form of "cell 4" that Discrete(9).contains accepts (SB3's predict returns the 0-d array),
+# and forms it refuses, which are illegal moves.
+CELL_4 = [4, np.int64(4), np.int8(4), np.uint8(4), np.array(4), np.array(4, dtype=np.int32)]
+NOT_A_CELL = [4.0, np.array([4]), np.array(4.0), np.float32(4), "4", None, np.bool_(True)]
+
+
+@pytest.mark.parametrize("action", CELL_4, ids=repr)
+def test_gymnasium_takes_every_integer_the_action_space_takes(gym, action):
+    env = gym.make("TicTacToe-v0", opponent="minimax")
+    env.reset(seed=0)
+    assert env.action_space.contains(action)
+    observation, reward, terminated, truncated, info = env.step(action)
+    assert "illegal_action" not in info and not terminated
+    assert observation[4] == 1 and (observation == -1).sum() == 1
+
+
+@pytest.mark.parametrize("action", NOT_A_CELL, ids=repr)
+def test_gymnasium_refuses_what_the_action_space_refuses(gym, action):
+    env = gym.make("TicTacToe-v0").unwrapped
+    env.reset(seed=0)
+    assert not env.action_space.contains(action)
+    _, reward, terminated, _, info = env.step(action)
+    assert (reward, terminated, info["illegal_action"]) == (-1.0, True, True)
+
+
+@pytest.mark.parametrize("action", CELL_4, ids=repr)
+def test_pettingzoo_takes_every_integer_the_action_space_takes(aec, action):
+    game = aec.env()
+    game.reset(seed=0)
+    game.step(action)
+    assert game.agent_selection == "player_2" and not any(game.terminations.values())
+    assert game.observe("player_2")["observation"][4] == -1
+
+
+def test_action_masks_are_the_info_masks(gym, aec):
+    env = gym.make("TicTacToe-v0", opponent="advanced")
+    _, info = env.reset(seed=2)
+    masks = env.get_wrapper_attr("action_masks")
+    while True:
+        assert masks().dtype == bool and (masks() == info["action_mask"].astype(bool)).all()
+        if not masks().any():
+            break
+        _, _, terminated, _, info = env.step(np.array(int(np.flatnonzero(masks())[0])))
+    assert terminated
+    game = aec.env()
+    game.reset()
+    for cell in (0, 4, 8):
+        mover = game.agent_selection
+        assert (game.action_masks() == game.observe(mover)["action_mask"].astype(bool)).all()
+        game.step(cell)
+    assert game.action_masks().tolist() == [False, True, True, True, False, True, True, True,
+                                            False]
+
+
+@pytest.mark.filterwarnings("ignore:The old environment creation API:DeprecationWarning")
+def test_pettingzoo_follows_tictactoe_v3_where_it_says_it_does(aec):
+    """Lock-step games with PettingZoo's own game: rewards, terminations and agent_selection
+    agree after every step; truncations and the masks after the end are the documented
+    differences."""
+    from pettingzoo.classic import tictactoe_v3
+
+    rng = np.random.default_rng(5)
+    for game_number in range(60):
+        ours, theirs = aec.env(), tictactoe_v3.env()
+        ours.reset(seed=game_number)
+        theirs.reset(seed=game_number)
+        illegal_at = game_number % 6 if game_number % 3 == 0 else None   # now and then a bad move
+        for move_number in range(9):
+            mask = ours.observe(ours.agent_selection)["action_mask"]
+            legal = np.flatnonzero(mask)
+            taken = np.flatnonzero(ours.observe(ours.agent_selection)["observation"])
+            illegal = illegal_at == move_number and len(taken) > 0
+            action = int(taken[0]) if illegal else int(rng.choice(legal))
+            ours.step(np.array(action))
+            theirs.step(action)
+            assert ours.agent_selection == theirs.agent_selection
+            assert ours.rewards == theirs.rewards and ours.terminations == theirs.terminations
+            if all(ours.terminations.values()):
+                assert not any(ours.truncations.values())
+                assert all(theirs.truncations.values()) == illegal
+                assert all(ours.observe(a)["action_mask"].sum() == 0 for a in ours.agents)
+                break
+
+
+@pytest.mark.filterwarnings("ignore:The old environment creation API:DeprecationWarning")
+def test_the_flat_observation_passes_the_api_test_and_keeps_the_mask_in_info(aec, capsys):
+    from pettingzoo.test import api_test
+
+    game = aec.env(observation="box")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # the empty board is "all zeros": advice, not a failure
+        api_test(game, num_cycles=300)
+    assert "Passed API test" in capsys.readouterr().out
+    game.reset()
+    assert game.observation_space("player_1").shape == (9,)
+    game.step(4)
+    seen = game.observe("player_2")
+    assert seen.shape == (9,) and seen[4] == -1
+    assert game.infos["player_2"]["action_mask"].tolist() == [1, 1, 1, 1, 0, 1, 1, 1, 1]
+    assert game.infos["player_1"]["action_mask"].sum() == 0
+    with pytest.raises(ValueError, match="observation must be one of dict, box"):
+        aec.env(observation="planes")
+
+
+def test_spawn_workers_make_the_env_by_its_module_id(gym):
+    """``tictactoe_rl:TicTacToe-v0`` imports the package in each worker, which registers it."""
+    from functools import partial
+
+    from gymnasium.vector import AsyncVectorEnv
+
+    make = partial(gym.make, "tictactoe_rl:TicTacToe-v0", opponent="minimax")
+    vector = AsyncVectorEnv([make, make], context="spawn")
+    try:
+        observations, infos = vector.reset(seed=0)
+        assert observations.shape == (2, 9) and infos["action_mask"].sum() == 18
+        masks = vector.call("action_masks")
+        assert [mask.sum() for mask in masks] == [9, 9]
+        observations, rewards, terminated, truncated, infos = vector.step(np.array([4, 4]))
+        assert (observations[:, 4] == 1).all() and not terminated.any()
+    finally:
+        vector.close()
+
+
+@pytest.mark.slow
+def test_maskable_ppo_trains_and_is_measured_exactly(gym, tmp_path):
+    """examples/train_maskable_ppo.py at a small size; its exact figures agree with games played
+    through the environment by SB3's own predict -> step loop."""
+    pytest.importorskip("sb3_contrib", reason=f"sb3-contrib: {EXTRAS}")
+    from sb3_contrib import MaskablePPO
+
+    model_path = tmp_path / "ppo_X.zip"
+    run = subprocess.run([sys.executable, "examples/train_maskable_ppo.py", "--steps", "3000",
+                          "--seed", "1", "--out", str(model_path)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("MaskablePPO: 3,000 steps") and f"saved to {model_path}" in lines[1]
+    figures = {}
+    for line in lines[2:6]:
+        label, numbers = line.split(":", 1)
+        wins, losses, draws, illegal = (float(word.rstrip("%")) / 100 for word in numbers.split()
+                                        if word.endswith("%"))
+        assert abs(wins + losses + draws - 1) < 1e-6 and illegal <= losses
+        figures[label.split(maxsplit=1)[1].strip()] = (wins, losses, illegal)
+    assert figures["vs random"][2] == figures["vs advanced"][2] == 0   # the mask holds
+    assert set(figures) == {"vs random", "vs advanced", "vs random, no mask",
+                            "vs advanced, no mask"}
+    assert lines[6].startswith(("unbeatable", "can be beaten"))
+
+    model = MaskablePPO.load(model_path, device="cpu")
+    env = gym.make("TicTacToe-v0", opponent="random")
+    rewards = []
+    for seed in range(1000):
+        observation, _ = env.reset(seed=seed)
+        done = False
+        while not done:
+            action, _ = model.predict(observation, deterministic=True,
+                                      action_masks=env.get_wrapper_attr("action_masks")())
+            observation, reward, terminated, truncated, _ = env.step(action)   # array(4) etc.
+            done = terminated or truncated
+        rewards.append(reward)
+    wins, losses, _ = figures["vs random"]
+    # the standard error of a mean of 1,000 results in [-1, 1] is at most 0.032
+    assert abs(np.mean(rewards) - (wins - losses)) < 0.1
+
+
+@pytest.mark.filterwarnings("ignore:The old environment creation API:DeprecationWarning")
+def test_supersuits_observation_wrappers_take_the_flat_observation(aec, capsys):
+    supersuit = pytest.importorskip("supersuit", reason=f"supersuit: {EXTRAS}")
+    from pettingzoo.test import api_test
+
+    wrappers = {"dtype_v0": lambda game: supersuit.dtype_v0(game, np.float32),
+                "flatten_v0": supersuit.flatten_v0,
+                "frame_stack_v1": lambda game: supersuit.frame_stack_v1(game, 3),
+                "normalize_obs_v0": lambda game: supersuit.normalize_obs_v0(
+                    supersuit.dtype_v0(game, np.float32), env_min=-1, env_max=1)}
+    shapes = {}
+    for name, wrap in wrappers.items():
+        game = wrap(aec.env(observation="box"))
+        game.reset(seed=0)
+        game.step(np.int64(4))
+        seen = game.observe("player_2")
+        shapes[name] = seen.shape
+        assert seen.reshape(-1)[-9:][4] == -1   # the newest frame: O sees X in the centre
+        assert game.infos["player_2"]["action_mask"][4] == 0
+        with pytest.raises((AttributeError, AssertionError)):   # the dict observation: no Box
+            wrap(aec.env())
+    assert shapes == {"dtype_v0": (9,), "flatten_v0": (9,), "frame_stack_v1": (27,),
+                      "normalize_obs_v0": (9,)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(supersuit.frame_stack_v1(aec.env(observation="box"), 2), num_cycles=100)
+    assert "Passed API test" in capsys.readouterr().out

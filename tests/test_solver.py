@@ -130,13 +130,38 @@ def test_worst_case_finds_the_shortest_beating_line():
     assert value == -1 and len(line) == 5  # X's quickest possible win
 
 
-def test_exact_outcome_rejects_bad_policies():
-    class Cheater(Random_Agent):
-        def action_probs(self, state):
-            return {(9, 9): 1.0}
+class Sometimes_Off_The_Board(Random_Agent):
+    """Random, except that on the empty board it plays off the board a quarter of the time."""
 
-    with pytest.raises(ValueError, match="illegal action"):
-        exact_outcome(Cheater(X), Random_Agent(O))
+    def action_probs(self, state):
+        probs = super().action_probs(state)
+        if state != State():
+            return probs
+        return {(3, 3): 0.25, **{action: 0.75 * p for action, p in probs.items()}}
+
+
+def test_an_illegal_move_loses_and_its_chance_is_reported():
+    """As in the environments, an illegal move ends the game as a loss for the side playing it."""
+    fair = exact_outcome(Random_Agent(X), Random_Agent(O))
+    outcome = exact_outcome(Sometimes_Off_The_Board(X), Random_Agent(O))
+    assert outcome["x_illegal"] == pytest.approx(0.25) and outcome["o_illegal"] == 0
+    assert outcome["x_wins"] == pytest.approx(0.75 * fair["x_wins"])
+    assert outcome["o_wins"] == pytest.approx(0.25 + 0.75 * fair["o_wins"])
+    assert outcome["draws"] == pytest.approx(0.75 * fair["draws"])
+    assert fair["x_illegal"] == fair["o_illegal"] == 0
+    # the other side's view: best_response exploits nothing more, worst_case finds the one move
+    assert worst_case(Sometimes_Off_The_Board(X)) == (-1, [(3, 3)])
+    best, _ = best_response(Sometimes_Off_The_Board(X))
+    assert best["x_illegal"] == pytest.approx(0.25) and best["o_wins"] > 0.25
+
+
+def test_exact_outcome_rejects_what_is_no_distribution():
+    class Negative(Random_Agent):
+        def action_probs(self, state):
+            return {action: -1.0 for action in state.legal_actions()}
+
+    with pytest.raises(ValueError, match="negative probability"):
+        exact_outcome(Negative(X), Random_Agent(O))
 
 
 @pytest.mark.parametrize("x_agent, o_agent", [

@@ -1,0 +1,151 @@
+"""pip install the project into a fresh virtual environment, then use it from another folder.
+
+The fresh environment sees this interpreter's packages through a .pth file (the dependencies are
+already installed here), and pip runs without build isolation, so nothing is downloaded.
+"""
+
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SKIPPED_IN_THE_COPY = shutil.ignore_patterns(".venv", ".git", "build", "*.egg-info", "__pycache__",
+                                             ".pytest_cache", ".hypothesis", "exercise")
+# a file in the other folder, so that spawn workers re-import it (and with it tictactoe_rl)
+USER_SCRIPT = '''
+import sys
+from functools import partial
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AsyncVectorEnv
+
+import tictactoe_rl   # registers TicTacToe-v0 here and in every spawn worker (re-imported)
+
+
+def main():
+    env = gym.make("TicTacToe-v0", opponent="minimax")
+    observation, info = env.reset(seed=0)
+    print("mask", info["action_mask"].sum(), env.get_wrapper_attr("action_masks")().sum())
+    vector = AsyncVectorEnv([partial(gym.make, "TicTacToe-v0")] * 2, context="spawn")
+    observations, _ = vector.reset(seed=0)
+    observations, *_ = vector.step(np.array([4, 4]))
+    vector.close()
+    print("spawn", observations[:, 4].tolist())
+    print("course", tictactoe_rl.COURSE)
+    print("version", tictactoe_rl.__version__)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def fresh_venv(folder: Path) -> Path:
+    """A new virtual environment without pip that sees this interpreter's packages; its python."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
+    python = folder / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()"
+                              "['purelib'])"], capture_output=True, text=True, check=True)
+    Path(purelib.stdout.strip(), "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return python
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("editable", [False, True], ids=["pip install .", "pip install -e ."])
+def test_pip_install_then_gym_make_from_another_folder(tmp_path, editable):
+    pytest.importorskip("gymnasium", reason="gymnasium: the optional extras are not installed "
+                        "(pip install -r requirements-extra.txt)")
+    source = tmp_path / "clone"
+    shutil.copytree(ROOT, source, ignore=SKIPPED_IN_THE_COPY)
+    python = fresh_venv(tmp_path / "venv")
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
+         "--no-build-isolation", "--no-index", "--quiet", *(["-e"] if editable else []),
+         str(source)], capture_output=True, text=True)
+    assert install.returncode == 0, install.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "user.py").write_text(USER_SCRIPT)
+
+    def run(*command):
+        return subprocess.run(command, cwd=elsewhere, capture_output=True, text=True, timeout=300)
+
+    # no generic module name is installed at the top level
+    bare = run(str(python), "-c", "import State")
+    assert bare.returncode != 0 and "No module named 'State'" in bare.stderr
+    used = run(str(python), "user.py")
+    assert used.returncode == 0, used.stderr
+    report = dict(line.split(" ", 1) for line in used.stdout.splitlines())
+    assert report["mask"] == "9 9" and report["spawn"] == "[1, 1]"
+    course = Path(report["course"])
+    assert course == source if editable else course.parent.name == "tictactoe_rl"
+    assert (course / "Data" / "Q_MC_X.pth").is_file()
+    # the console commands run the course's scripts; the version is the metadata's
+    version = run(str(python), "-c", "from importlib import metadata; "
+                  "print(metadata.version('tictactoe-rl-course'))").stdout.strip()
+    assert report["version"] == version
+    measured = run(str(python.parent / "tictactoe-measure"), "--o", "random", "--exact")
+    assert measured.returncode == 0, measured.stderr
+    assert measured.stdout.splitlines()[-1].split()[:2] == ["as", "X"]
+    assert run(str(python.parent / "tictactoe-play"), "--version").stdout.strip() == \
+        f"Game.py {version}"
+
+
+def test_the_version_is_one_value_everywhere():
+    """cli.VERSION is what --version prints and what pyproject.toml gives the package (the
+    installed metadata is compared in test_pip_install_then_gym_make_from_another_folder)."""
+    import tomllib
+
+    import cli
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert project["project"]["dynamic"] == ["version"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"]["attr"] == \
+        "tictactoe_rl.course.cli.VERSION"
+    for script in ("MC_Trainer.py", "Tester.py", "Q_Trainer.py"):
+        shown = subprocess.run([sys.executable, script, "--version"], cwd=ROOT,
+                               capture_output=True, text=True, check=True).stdout
+        assert shown.strip() == f"{script} {cli.VERSION}"
+
+
+# --- the Makefile: which torch, and the notebook's front end --------------------------------------
+
+def make_dry_run(*arguments):
+    """The commands ``make -n`` would run (as if requirements*.txt had changed)."""
+    return subprocess.run(["make", "-n", "-W", "requirements.txt", "-W", "requirements-extra.txt",
+                           *arguments], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout.splitlines()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the CUDA build is Linux's")
+def test_without_an_nvidia_gpu_make_asks_for_the_cpu_torch_first():
+    pin = next(line for line in (ROOT / "requirements.txt").read_text().splitlines()
+               if line.startswith("torch=="))
+    cpu_first = [line for line in make_dry_run("venv", "NVIDIA_GPU=") if "whl/cpu" in line]
+    assert len(cpu_first) == 1 and f'"{pin}"' in cpu_first[0]
+    assert "|| echo" in cpu_first[0]   # an index that cannot be reached falls back to the pin
+    assert not [line for line in make_dry_run("venv", "NVIDIA_GPU=yes") if "whl/cpu" in line]
+    assert [line for line in make_dry_run("venv", "NVIDIA_GPU=yes", "TORCH=cpu")
+            if "whl/cpu" in line]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_notebook_opens_jupyterlab_from_the_extras():
+    jupyter = Path(sys.executable).parent / "jupyter"
+    if not jupyter.is_file():
+        pytest.skip("JupyterLab: the optional extras are not installed (make extras)")
+    assert any(line.startswith("pip") or "requirements-extra.txt" in line
+               for line in make_dry_run("notebook"))
+    command = make_dry_run("notebook")[-1].split()
+    assert command == [".venv/bin/jupyter", "lab", "notebooks/"]
+    version = subprocess.run([str(jupyter), "lab", "--version"], capture_output=True, text=True,
+                             timeout=120)
+    assert version.returncode == 0 and version.stdout.strip()[0].isdigit(), version.stderr
+    extras = (ROOT / "requirements-extra.txt").read_text()
+    assert f"jupyterlab=={version.stdout.strip()}" in extras.splitlines()

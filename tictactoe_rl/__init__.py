@@ -1,0 +1,52 @@
+"""The course's Tic-Tac-Toe as an installed package: ``pip install .`` (or ``pip install -e .``
+in a clone), then from any folder::
+
+    import gymnasium, tictactoe_rl
+    env = gymnasium.make("tictactoe_rl:TicTacToe-v0", opponent="advanced")
+    from tictactoe_rl import State, TicTacToe, AI_Agent, make_agent, exact_outcome
+    from tictactoe_rl.pettingzoo_env import env
+
+``gymnasium.make("tictactoe_rl:TicTacToe-v0")`` imports this package first, so it works in any
+process, a ``spawn`` worker of ``AsyncVectorEnv`` too; after ``import tictactoe_rl`` the plain
+``"TicTacToe-v0"`` works as well. (Gymnasium 1.x has no entry-point plugins: a package registers
+its environments when it is imported.)
+
+The course's own files keep their flat names -- its scripts and the chapter import ``State``,
+``Agent``, ``TicTacToe`` -- but they are not installed as top-level modules, where such generic
+names would clash with everyone else's. They sit in this package's ``course`` folder (in a clone,
+the repository itself), which importing the package puts first on ``sys.path``: from then on, in
+that process, ``import State`` is the course's.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+# Installed from a wheel the course's files are in course/ inside this package; in a clone (and
+# an editable install) they are the repository, the folder above it.
+COURSE = os.path.join(_HERE, "course") if os.path.isdir(os.path.join(_HERE, "course")) \
+    else os.path.dirname(_HERE)
+if COURSE not in sys.path:
+    sys.path.insert(0, COURSE)
+
+import envs  # noqa: E402  (the imports below need COURSE on the path)
+from AI_Agent import AI_Agent  # noqa: E402
+from cli import VERSION as __version__  # noqa: E402
+from exact.solver import (best_response, exact_outcome, exact_result, minimax_value,  # noqa: E402
+                          worst_case)
+from players.specs import make_agent  # noqa: E402
+from Random_Agent import Random_Agent  # noqa: E402
+from Random_Agent_Advanced import Random_Agent_Advanced  # noqa: E402
+from State import State  # noqa: E402
+from TicTacToe import TicTacToe  # noqa: E402
+
+ENV_ID = envs.ENV_ID
+if importlib.util.find_spec("gymnasium") is not None:   # an optional extra
+    envs.register()
+
+__all__ = ["AI_Agent", "COURSE", "ENV_ID", "Random_Agent", "Random_Agent_Advanced", "State",
+           "TicTacToe", "__version__", "best_response", "exact_outcome", "exact_result",
+           "make_agent", "minimax_value", "worst_case"]

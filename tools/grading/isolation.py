@@ -105,7 +105,7 @@ class Isolation:
                   "drop": list(self.drop(slot)), "keep_fds": list(keep_fds)}
         if self.read_only:
             config.update(box=os.path.realpath(box), mount=self.tools["mount"],
-                          umount=self.tools["umount"], hide=list(self.sealing.hide),
+                          hide=list(self.sealing.hide),
                           writable=[os.path.realpath(path) for path in box_folders(box)],
                           expose=closed_folders([*self.sealing.reach, str(box)])
                           if self.accounts else [])
@@ -166,7 +166,7 @@ def sealing_for(python: str, hide: list[Path], run_dir: Path) -> Sealing:
 
 def candidates(sealing: Sealing) -> list[Isolation]:
     """The isolations to try, strongest first (the last one always works)."""
-    tools = {name: shutil.which(name) for name in ("unshare", "setpriv", "mount", "umount")}
+    tools = {name: shutil.which(name) for name in ("unshare", "setpriv", "mount")}
     if not sys.platform.startswith("linux") or tools["unshare"] is None:
         return [Isolation()]
     root = os.geteuid() == 0

@@ -5,7 +5,7 @@
 The grader passes this file's source with ``-c`` (the sandbox never needs to read the grader's
 folder) and a config (``Isolation.command`` in ``isolation.py`` writes it)::
 
-    {"limits": {"RLIMIT_AS": [soft, hard], ...}, "mount" and "umount": their paths,
+    {"limits": {"RLIMIT_AS": [soft, hard], ...}, "mount": the path of mount(8),
      "box": the submission's folder or null, "writable": [folders inside the box],
      "expose": [[closed folder, [names inside it]], ...], "hide": [folders],
      "drop": [a command prefix, e.g. setpriv ...], "keep_fds": [descriptors]}
@@ -27,6 +27,7 @@ a resource limit sends); when this program ends, the kernel kills every process 
 namespace. A failure to seal exits with ``SEAL_FAILED``.
 """
 
+import ctypes          # now: once a closed folder is covered, the standard library may be too
 import json
 import os
 import re
@@ -37,6 +38,7 @@ import sys
 SIGNAL_BASE = 128
 SEAL_FAILED = 125
 KERNEL_KNOBS = ("/proc/sys", "/proc/sysrq-trigger")
+MS_BIND, MS_REC = 4096, 16384
 _ESCAPED = re.compile(r"\\([0-7]{3})")      # mountinfo writes a space as \040
 
 
@@ -52,30 +54,29 @@ def _mount(mount: str, *args: str) -> None:
     subprocess.run([mount, *args], check=True, stdout=subprocess.DEVNULL)
 
 
-def expose(mount: str, umount: str, stage: str, closed: list) -> None:
+def expose(mount: str, closed: list) -> None:
     """Cover each closed folder with an empty file system holding only the given names, each
-    bound to what it was (shallowest folder first: a deeper one is then reached through it)."""
-    for number, (folder, names) in enumerate(closed):
-        staged = []
-        for name in names:
-            original = os.path.join(folder, name)
-            place = os.path.join(stage, f"{number}-{len(staged)}")
-            _make_like(original, place)
-            _mount(mount, "--rbind", original, place)
-            staged.append((name, place))
+    bound to what it was (shallowest folder first: a deeper one is then reached through it).
+    What a name was is held open while its folder is covered, and bound from there."""
+    for folder, names in closed:
+        held = [(name, os.open(os.path.join(folder, name), os.O_PATH)) for name in names]
         _mount(mount, "-t", "tmpfs", "-o", "mode=0711,size=64k", "tmpfs", folder)
-        for name, place in staged:
-            _make_like(place, os.path.join(folder, name))
-            _mount(mount, "--rbind", place, os.path.join(folder, name))
-            _mount(umount, "-l", place)
+        for name, descriptor in held:
+            place = os.path.join(folder, name)
+            if os.path.isdir(f"/proc/self/fd/{descriptor}"):
+                os.mkdir(place)
+            else:
+                open(place, "a").close()
+            _bind(f"/proc/self/fd/{descriptor}", place)
+            os.close(descriptor)
 
 
-def _make_like(original: str, place: str) -> None:
-    """An empty folder or file at ``place``, to mount ``original`` on."""
-    if os.path.isdir(original):
-        os.makedirs(place, exist_ok=True)
-    else:
-        open(place, "a").close()
+def _bind(source: str, target: str) -> None:
+    """mount(2) itself: mount(8) would look the source up by its name, now covered."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mount(source.encode(), target.encode(), None, MS_BIND | MS_REC, None) != 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"cannot bind {source} on {target}: {os.strerror(number)}")
 
 
 def make_read_only(mount: str, writable: list) -> None:
@@ -97,10 +98,8 @@ def make_read_only(mount: str, writable: list) -> None:
 
 
 def seal(config: dict) -> None:
-    mount, box = config["mount"], config["box"]
-    stage = os.path.join(box, "stage")
-    os.makedirs(stage, exist_ok=True)
-    expose(mount, config["umount"], stage, config.get("expose", []))
+    mount = config["mount"]
+    expose(mount, config.get("expose", []))
     for folder in config.get("hide", []):
         _mount(mount, "-t", "tmpfs", "-o", "ro,mode=0555,size=4k", "tmpfs", folder)
     make_read_only(mount, config.get("writable", []))

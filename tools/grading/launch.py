@@ -101,7 +101,8 @@ def seal(config: dict) -> None:
     mount = config["mount"]
     expose(mount, config.get("expose", []))
     for folder in config.get("hide", []):
-        _mount(mount, "-t", "tmpfs", "-o", "ro,mode=0555,size=4k", "tmpfs", folder)
+        if os.path.isdir(folder):        # not already out of sight under a covered folder
+            _mount(mount, "-t", "tmpfs", "-o", "ro,mode=0555,size=4k", "tmpfs", folder)
     make_read_only(mount, config.get("writable", []))
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from tools.grading.page import Context, html_page, plot_png
 from tools.grading.results import PIECE_NUMBERS, Row
-from tools.grading.text import one_line
+from tools.grading.text import one_line, shown
 
 CSV_NAME, HTML_NAME, PLOT_NAME = "report.csv", "report.html", "results.png"
 OPPONENTS = ("random", "advanced")
@@ -54,7 +54,7 @@ def table(rows: list[Row]) -> list[list[str]]:
 
 def _cells(row: Row) -> list[str]:
     graded = bool(row.verdicts)
-    cells = [row.name, row.status] + [row.verdicts.get(n, "") for n in PIECE_NUMBERS]
+    cells = [shown(row.name), row.status] + [row.verdicts.get(n, "") for n in PIECE_NUMBERS]
     cells += [str(row.points.get(n, 0)) if graded else "" for n in PIECE_NUMBERS]
     cells.append(str(row.total))
     for side in ("X", "O"):
@@ -64,7 +64,8 @@ def _cells(row: Row) -> list[str]:
             cells += [f"{value:.6f}" if measure else "" for value in values]
         cells.append(("yes" if measure.unbeatable else "no") if measure else "")
     notes = row.notes + [f"piece {n}: {message}" for n, message in sorted(row.messages.items())]
-    return cells + [f"{row.seconds:.1f}", " | ".join(row.flags), " | ".join(notes)]
+    return cells + [f"{row.seconds:.1f}", one_line(" | ".join(row.flags), 10_000),
+                    one_line(" | ".join(notes), 10_000)]
 
 
 def csv_text(cells: list[list[str]]) -> str:

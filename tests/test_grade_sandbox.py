@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -27,8 +29,13 @@ SHM_KEY = 0x5EED_2020
 def sandbox(tmp_path_factory):
     """Run Python source in a fresh box (slot 0 unless told), as a submission's check runs."""
     run_dir = tmp_path_factory.mktemp("grade-run")
-    isolation, _ = detect_isolation(run_dir, sealing_for(sys.executable, [ROOT / "Data"],
-                                                         run_dir))
+    # Beside the run folder's closed parent, not under it: a folder the hiding must cover.
+    hand_ins = Path(tempfile.mkdtemp(prefix="hand-ins-"))
+    (hand_ins / "alice").mkdir()
+    (hand_ins / "alice" / "AI_Agent.py").write_text("# alice's answer\n")
+    os.chmod(hand_ins, 0o755)
+    isolation, _ = detect_isolation(run_dir, sealing_for(sys.executable, [ROOT / "Data",
+                                                                          hand_ins], run_dir))
 
     def run(source: str, slot: int = 0, files: dict[str, bytes] | None = None) -> dict:
         box = new_box(run_dir, account(slot) if isolation.accounts else None)
@@ -42,8 +49,9 @@ def sandbox(tmp_path_factory):
         assert done.returncode == 0, done.stderr[-2000:]
         return json.loads(done.stdout.strip().splitlines()[-1])
 
-    run.isolation = isolation
-    return run
+    run.isolation, run.hand_ins = isolation, hand_ins
+    yield run
+    shutil.rmtree(hand_ins)
 
 
 def needs(sandbox, feature: str) -> None:
@@ -121,14 +129,17 @@ def test_nothing_outside_the_box_output_can_be_written(sandbox, tmp_path):
     assert target.read_text() == "the teacher's"
 
 
-def test_the_shipped_tables_are_out_of_reach(sandbox):
+def test_the_shipped_tables_and_the_hand_ins_are_out_of_reach(sandbox):
     needs(sandbox, "read-only file systems")
+    assert (ROOT / "Data" / "Q_MC_X.pth").is_file()
+    assert (sandbox.hand_ins / "alice" / "AI_Agent.py").is_file()
     answer = sandbox(f"""
         import json, os
         print(json.dumps([os.path.exists({str(ROOT / "Data" / "Q_MC_X.pth")!r}),
-                          os.path.exists("Data/Q_MC_X.pth")]))
+                          os.path.exists("Data/Q_MC_X.pth"),
+                          os.listdir({str(sandbox.hand_ins)!r})]))
     """, files={"check.py": b"#\n", "Data/readme.txt": b"the tables are not here\n"})
-    assert answer == [False, False]
+    assert answer == [False, False, []]
 
 
 def test_no_network_but_loopback(sandbox):

@@ -35,7 +35,7 @@ from tools.grading.box import remove  # noqa: E402
 from tools.grading.isolation import detect_isolation, sealing_for  # noqa: E402
 from tools.grading.measure import measure  # noqa: E402
 from tools.grading.page import Context  # noqa: E402
-from tools.grading.pool import Stopped, grade_all  # noqa: E402
+from tools.grading.pool import Stopped, grade_all, stop_on_signals  # noqa: E402
 from tools.grading.report import Report  # noqa: E402
 from tools.grading.results import CLASSROOM_WEIGHTS, PIECE_NUMBERS  # noqa: E402
 from tools.grading.sandbox import SHIPPED_TABLES, Limits, Settings  # noqa: E402
@@ -188,6 +188,18 @@ def main(argv: list[str] | None = None) -> int:
         cli.fail("grade.py: the students' version has no stubs: nothing to grade")
     submissions = [read_submission(path, editable, pristine) for path in paths]  # before any runs
     unique_names(submissions)
+    stop_on_signals()        # from here on, every ending signal cleans up what it made
+    try:
+        grade_class(args, paths, out, pristine, submissions)
+    except Stopped as stop:
+        print(f"\n{stop}.", file=sys.stderr)
+        return 128 + stop.number
+    return 0
+
+
+def grade_class(args, paths: list[Path], out: Path, pristine: dict[str, bytes],
+                submissions: list) -> None:
+    """Seal, grade and report, in a run folder removed at the end whatever happens."""
     limits = Limits(seconds=args.timeout, memory=args.memory * 2**20)
     started = time.monotonic()
     run_dir = Path(tempfile.mkdtemp(prefix="grade-run-"))
@@ -206,16 +218,13 @@ def main(argv: list[str] | None = None) -> int:
             grade_all(submissions, pristine, settings, report,
                       lambda data, side: measure(data, side, run_dir, shipped, limits),
                       args.weights)
-        except (KeyboardInterrupt, Stopped) as stop:
+        except (KeyboardInterrupt, Stopped):
             closing(report, report.finish(stopped=True), started)
-            if isinstance(stop, Stopped):
-                return 128 + stop.number
             raise
     finally:
         remove(run_dir)
     closing(report, report.finish(), started)
     print(f"Isolation: {isolation.describe()}.")
-    return 0
 
 
 def closing(report: Report, written: list[Path], started: float) -> None:

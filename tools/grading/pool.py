@@ -5,9 +5,10 @@ every submission on a pool of ``settings.jobs`` threads (each waits for its chil
 are enough), hands each row to ``report.add`` as it is done, and returns the rows in input
 order. Nothing a submission does can cost another its row: a refused one gets its row at once,
 and an error of the grader's own while grading one (a bug, a table that cannot be measured, a
-full disk) becomes that row's status, in one line. SIGTERM and SIGINT stop everything at once:
-the running sandboxes are killed (``stop_all``), the workers clean their boxes up, and
-``Stopped`` (or ``KeyboardInterrupt``) reaches the caller, which keeps the rows done so far.
+full disk) becomes that row's status, in one line. An ending signal (``stop_on_signals``:
+SIGTERM, SIGHUP; and SIGINT) stops everything at once: the running sandboxes are killed
+(``stop_all``), the workers clean their boxes up, and ``Stopped`` (or ``KeyboardInterrupt``)
+reaches the caller, which keeps the rows done so far.
 """
 
 from __future__ import annotations
@@ -33,8 +34,17 @@ class Stopped(Exception):
         self.number = number
 
 
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
 def _stop(number: int, _frame) -> None:
     raise Stopped(number)
+
+
+def stop_on_signals() -> None:
+    """From now on SIGTERM and SIGHUP raise ``Stopped`` (SIGINT raises KeyboardInterrupt)."""
+    for number in ENDING_SIGNALS:
+        signal.signal(number, _stop)
 
 
 def grade_one(submission: Submission, pristine: dict[str, bytes], settings: Settings,
@@ -56,7 +66,6 @@ def grade_all(submissions: list[Submission], pristine: dict[str, bytes], setting
     """Grade every submission (see the module docstring); rows in input order."""
     from tqdm import tqdm
 
-    previous = signal.signal(signal.SIGTERM, _stop)
     rows: dict[int, Row] = {}
     pool = ThreadPoolExecutor(max_workers=settings.jobs)
     try:
@@ -74,7 +83,5 @@ def grade_all(submissions: list[Submission], pristine: dict[str, bytes], setting
         stop_all()
         pool.shutdown(wait=True, cancel_futures=True)   # the workers remove their boxes
         raise
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     pool.shutdown()
     return [rows[index] for index in range(len(submissions))]

@@ -61,6 +61,19 @@ for _side in "XO":
 _os.kill(_os.getppid(), _signal.SIGKILL)
 '''
 
+# Inside each piece's own process: writes "passed" where that process reports, then leaves.
+FORGE_IN_PIECE = '''
+import json as _json, os as _os, sys as _sys
+if "--result" in _sys.argv:
+    _fake = {"verdict": "passed", "message": ""}
+    if "--train" in _sys.argv:
+        _fake.update(episodes=1, stopped=False, opponent="Random_Agent", unbeatable=True,
+                     line=None, exact={"random": [1, 0, 0], "advanced": [1, 0, 0]})
+    with open(_sys.argv[_sys.argv.index("--result") + 1], "w") as _file:
+        _file.write(_json.dumps(_fake))
+    _os._exit(0)
+'''
+
 # Rewrites the trusted self-check in its copy so that every piece "passes".
 REWRITE = '''
 for _name in ("selfcheck/run.py", "check.py"):
@@ -108,7 +121,7 @@ for _ in range(3000):
 
 
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory):
+def hostile(tmp_path_factory, exercise):
     """The hostile class, graded two at a time beside an honest hand-in."""
     base = tmp_path_factory.mktemp("grade-hostile")
     hand_ins = base / "hand-ins"
@@ -120,6 +133,8 @@ def hostile(tmp_path_factory):
     made = {
         "forger": with_code(FORGE.format(data=str(ROOT / "Data"))),
         "rewriter": with_code(REWRITE),
+        "inside": {"AI_Agent.py": (exercise / "AI_Agent.py").read_text(encoding="utf-8")
+                   + FORGE_IN_PIECE},
         "stubs": {},
         "bomber": with_code(FORK_BOMB),
         "honest": solved(),
@@ -144,6 +159,17 @@ def test_a_forged_verdict_and_a_killed_check_pass_nothing(hostile):
     assert forger["status"].startswith("killed"), forger
     assert forger["total"] == "0" and "passed" not in verdicts(forger)
     assert forger["X vs random wins"] == ""
+
+
+@pytest.mark.slow
+def test_a_verdict_forged_inside_each_piece_is_flagged_on_the_stubs(hostile):
+    """The pieces' own processes report "passed" for stubs: the check believes them, the grader
+    sees that every function is still the issued stub."""
+    _, rows, _ = hostile
+    inside = rows["inside"]
+    assert verdicts(inside) == ["flagged"] * 5 and inside["total"] == "0", inside
+    assert "piece 1 passed with AI_Agent.py: AI_Agent.epsilon_greedy still the issued stub" \
+        in inside["flags"]
 
 
 @pytest.mark.slow
@@ -304,19 +330,21 @@ def test_a_class_of_crashers_gets_its_report(tmp_path):
     latin = os.fsdecode(os.fsencode(str(hand_ins)) + b"/caf\xe9")
     os.mkdir(latin)
     paths = [*made.values(), hand_ins / "fifo", hand_ins / "notes.txt", bidi, Path(latin)]
-    done = subprocess.run([sys.executable, str(GRADE), *map(str, paths), "--out", "report",
+    out = os.fsdecode(b"r\xe9port")               # the teacher's folder, in Latin-1 bytes
+    done = subprocess.run([sys.executable, str(GRADE), *map(str, paths), "--out", out,
                            "--timeout", "60"], cwd=tmp_path, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    rows = read_rows(tmp_path / "report")
+    assert "r\\xe9port" in done.stdout
+    rows = read_rows(tmp_path / out)
     assert rows["fifo"]["status"] == "refused" and "FIFO" in rows["fifo"]["note"]
     assert rows["notes"]["note"] == "not a folder and not a zip archive"
     assert rows["twice"]["status"] == "refused" and rows["utf8"]["status"] == "refused"
     assert rows["deflate"]["status"] == "graded"
     assert "mal\\u202elory\\u0007" in rows and "caf\\xe9" in rows, list(rows)
-    page = (tmp_path / "report" / HTML_NAME).read_text(encoding="utf-8")
+    page = (tmp_path / out / HTML_NAME).read_text(encoding="utf-8")
     assert "\u202e" not in page and "mal\\u202elory" in page
-    assert (tmp_path / "report" / "results.png").read_bytes().startswith(b"\x89PNG")
+    assert (tmp_path / out / "results.png").read_bytes().startswith(b"\x89PNG")
 
 
 # --- signals and a full disk -------------------------------------------------------------------

@@ -18,7 +18,7 @@ import pytest
 
 from tools.grading.box import new_box, remove, write_tree
 from tools.grading.isolation import account, detect_isolation, sealing_for
-from tools.grading.measure import measure
+from tools.grading.measure import MeasureError, Measure, measure_all
 from tools.grading.sandbox import Limits, environment, run_program
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -162,25 +162,19 @@ def test_no_capability_is_left(sandbox):
     assert answer["CapEff"] == answer["CapPrm"] == answer["CapBnd"] == 0, answer
 
 
-def test_a_table_is_measured_in_a_child_and_a_shipped_one_is_recognised(tmp_path):
+def test_tables_are_measured_in_a_child_and_a_shipped_one_is_recognised(tmp_path):
     shipped = {"X": str(ROOT / "Data" / "Q_MC_X.pth"), "O": str(ROOT / "Data" / "Q_MC_O.pth")}
-    found = measure((ROOT / "Data" / "Q_MC_X.pth").read_bytes(), "X", tmp_path, shipped,
-                    Limits())
-    assert found.shipped == "Data/Q_MC_X.pth"
-    assert 0.9 < found.random[0] <= 1 and abs(sum(found.random) - 1) < 1e-9
-
-
-def test_a_table_that_is_no_table_gets_a_one_line_reason(tmp_path):
-    from tools.grading.measure import MeasureError
-
-    with pytest.raises(MeasureError) as error:
-        measure(b"\x80\x02not a table", "X", tmp_path, {}, Limits())
-    assert "\n" not in str(error.value) and str(error.value)
+    found = measure_all({"X": (ROOT / "Data" / "Q_MC_X.pth").read_bytes(),
+                         "O": b"\x80\x02not a table"}, tmp_path, shipped, Limits())
+    assert isinstance(found["X"], Measure) and found["X"].shipped == "Data/Q_MC_X.pth"
+    assert 0.9 < found["X"].random[0] <= 1 and abs(sum(found["X"].random) - 1) < 1e-9
+    assert isinstance(found["O"], MeasureError)
+    assert "\n" not in str(found["O"]) and str(found["O"])
 
 
 def test_the_grader_itself_never_loads_a_table(monkeypatch, tmp_path):
-    """``measure`` starts a child: loading in the grader's process would hang it with a stalling
-    table, outside every limit."""
+    """``measure_all`` starts a child: loading in the grader's process would hang it with a
+    stalling table, outside every limit."""
     started = []
     real = subprocess.Popen
 
@@ -189,5 +183,7 @@ def test_the_grader_itself_never_loads_a_table(monkeypatch, tmp_path):
         return real(command, *args, **kwargs)
 
     monkeypatch.setattr(subprocess, "Popen", spy)
-    measure((ROOT / "Data" / "Q_MC_O.pth").read_bytes(), "O", tmp_path, {}, Limits())
+    found = measure_all({"O": (ROOT / "Data" / "Q_MC_O.pth").read_bytes()}, tmp_path, {},
+                        Limits())
+    assert isinstance(found["O"], Measure) and found["O"].shipped == ""
     assert any("measure.py" in " ".join(map(str, command)) for command in started)

@@ -33,7 +33,7 @@ import cli  # noqa: E402  (the project root must be on the path first)
 from tools import make_exercise  # noqa: E402
 from tools.grading.box import remove  # noqa: E402
 from tools.grading.isolation import detect_isolation, sealing_for  # noqa: E402
-from tools.grading.measure import measure  # noqa: E402
+from tools.grading.measure import measure_all  # noqa: E402
 from tools.grading.page import Context  # noqa: E402
 from tools.grading.pool import Stopped, grade_all, stop_on_signals  # noqa: E402
 from tools.grading.report import Report  # noqa: E402
@@ -216,7 +216,7 @@ def grade_class(args, paths: list[Path], out: Path, pristine: dict[str, bytes],
         shipped = shipped_tables(pristine, run_dir)
         try:
             grade_all(submissions, pristine, settings, report,
-                      lambda data, side: measure(data, side, run_dir, shipped, limits),
+                      lambda tables: measure_all(tables, run_dir, shipped, limits),
                       args.weights)
         except (KeyboardInterrupt, Stopped):
             closing(report, report.finish(stopped=True), started)

@@ -1,15 +1,17 @@
-"""Measuring a table a submission trained, in a limited child process of its own.
+"""Measuring the tables a submission trained, in a limited child process of its own.
 
-    python -I -B tools/grading/measure.py TABLE X|O SHIPPED_X SHIPPED_O     (prints one JSON line)
+    python -I -B tools/grading/measure.py SHIPPED_X SHIPPED_O SIDE=TABLE ...  (one JSON line)
 
 A table came from a submission's box: loading it may stall or eat memory, so the grader never
-loads one in its own process. ``measure(data, side, ...)`` writes the bytes to a file of the
-run folder and runs this file as a child with the sandbox's limits (``launch``) and a time
-limit; the child loads the table with the safe loader (``AI_Agent(side, Q_table_PATH=...,
-train=False)``), computes its exact win / loss / draw probabilities against ``random`` and
-``advanced`` (``training.curves.exact_results``) and whether any opponent can beat it
-(``exact.solver.worst_case``), and says whether it holds one of the course's shipped tables
-(most of a shipped table's pairs with exactly its values: no training gives that by chance).
+loads one in its own process. ``measure_all(tables, run_dir, shipped, limits)`` writes each
+table's bytes to a file of the run folder and runs this file once for all of them, as a child
+with the sandbox's limits (``launch``) and a time limit; the child loads each table with the
+safe loader (``AI_Agent(side, Q_table_PATH=..., train=False)``), computes its exact win / loss /
+draw probabilities against ``random`` and ``advanced`` (``training.curves.exact_results``) and
+whether any opponent can beat it (``exact.solver.worst_case``), and says whether it holds one
+of the course's shipped tables (most of a shipped table's pairs with exactly its values: no
+training gives that by chance). A table that cannot be measured gets a ``MeasureError`` in its
+place, its message one line.
 """
 
 from __future__ import annotations
@@ -39,35 +41,42 @@ class MeasureError(ValueError):
     """The table could not be measured; the message says why, in one line."""
 
 
-def measure(data: bytes, side: str, run_dir: Path, shipped: dict[str, str], limits) -> Measure:
-    """The exact results of the table in ``data`` for ``side`` ("X" / "O"), measured in a
-    limited child; ``shipped``: side -> the grader's own shipped table file to compare with."""
+def measure_all(tables: dict[str, bytes], run_dir: Path, shipped: dict[str, str],
+                limits) -> dict[str, Measure | MeasureError]:
+    """Each table's measure (side "X" / "O" -> its bytes), all in one limited child;
+    ``shipped``: side -> the grader's own copy of the issued table, to compare with."""
     from tools.grading.isolation import Isolation
     from tools.grading.sandbox import run_program
 
+    if not tables:
+        return {}
     python = sys.executable
-    with tempfile.TemporaryDirectory(prefix="table-", dir=run_dir) as folder:
-        path = os.path.join(folder, "table.pth")
-        with open(path, "wb") as stream:
-            stream.write(data)
+    with tempfile.TemporaryDirectory(prefix="tables-", dir=run_dir) as folder:
+        named = []
+        for side, data in tables.items():
+            path = os.path.join(folder, f"{side}.pth")
+            with open(path, "wb") as stream:
+                stream.write(data)
+            named.append(f"{side}={path}")
         command = Isolation().command(python, limits, Path(folder), [
-            python, "-I", "-B", str(Path(__file__).resolve()), path, side,
-            shipped.get("X", ""), shipped.get("O", "")])
+            python, "-I", "-B", str(Path(__file__).resolve()), shipped.get("X", ""),
+            shipped.get("O", ""), *named])
         done = run_program(command, Path(folder), {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
                                                    "MPLBACKEND": "Agg"},
                            replace(limits, seconds=MEASURE_SECONDS))
-    if done.timed_out:
-        raise MeasureError(f"loading and measuring it took more than {MEASURE_SECONDS} s")
     try:
-        answer = json.loads(done.stdout.strip().splitlines()[-1])
+        answers = json.loads(done.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         lines = done.stderr.strip().splitlines()
-        raise MeasureError(f"it could not be measured (exit status {done.returncode}"
-                           f"{': ' + lines[-1] if lines else ''})") from None
-    if "error" in answer:
-        raise MeasureError(answer["error"])
-    return Measure(tuple(answer["random"]), tuple(answer["advanced"]), answer["unbeatable"],
-                   answer["shipped"])
+        failed = MeasureError(
+            f"loading and measuring it took more than {MEASURE_SECONDS} s" if done.timed_out
+            else f"it could not be measured (exit status {done.returncode}"
+                 f"{': ' + lines[-1] if lines else ''})")
+        return {side: failed for side in tables}
+    return {side: MeasureError(answer["error"]) if "error" in answer else
+            Measure(tuple(answer["random"]), tuple(answer["advanced"]), answer["unbeatable"],
+                    answer["shipped"])
+            for side, answer in answers.items()}
 
 
 def holds(table: dict, shipped: dict) -> bool:
@@ -77,28 +86,35 @@ def holds(table: dict, shipped: dict) -> bool:
 
 def main(argv: list[str]) -> None:
     sys.path.insert(0, str(ROOT))
+    from tables.files import TableError, load_table
+
+    shipped = []
+    for path in argv[:2]:
+        try:
+            shipped.append((f"Data/{os.path.basename(path)}", load_table(path)[0]))
+        except (TableError, OSError):
+            pass
+    answers = {}
+    for named in argv[2:]:
+        side, path = named.split("=", 1)
+        try:
+            answers[side] = measured(path, side, shipped)
+        except TableError as error:
+            answers[side] = {"error": " ".join(str(error).replace(path, "the table").split())}
+    print(json.dumps(answers))
+
+
+def measured(path: str, side: str, shipped: list) -> dict:
     from AI_Agent import AI_Agent
     from exact.solver import worst_case
     from State import O, X
-    from tables.files import TableError, load_table
     from training.curves import exact_results
 
-    path, side = argv[0], X if argv[1] == "X" else O
-    try:
-        agent = AI_Agent(side, Q_table_PATH=path, train=False)
-    except TableError as error:
-        print(json.dumps({"error": " ".join(str(error).replace(path, "the table").split())}))
-        return
-    found = ""
-    for name in argv[2:]:
-        try:
-            if name and holds(agent.Q, load_table(name)[0]):
-                found = f"Data/{os.path.basename(name)}"
-        except TableError:
-            pass
+    agent = AI_Agent(X if side == "X" else O, Q_table_PATH=path, train=False)
+    found = next((name for name, table in shipped if holds(agent.Q, table)), "")
     results = exact_results(agent)
-    print(json.dumps({"random": results["random"], "advanced": results["advanced"],
-                      "unbeatable": worst_case(agent)[0] >= 0, "shipped": found}))
+    return {"random": results["random"], "advanced": results["advanced"],
+            "unbeatable": worst_case(agent)[0] >= 0, "shipped": found}
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Grading the whole class: ``jobs`` submissions at a time, each row reported as it is done.
 
-Contract: ``grade_all(submissions, pristine, settings, report, measure_table, weights)`` grades
+Contract: ``grade_all(submissions, pristine, settings, report, measure_tables, weights)`` grades
 every submission on a pool of ``settings.jobs`` threads (each waits for its child, so threads
 are enough), hands each row to ``report.add`` as it is done, and returns the rows in input
 order. Nothing a submission does can cost another its row: a refused one gets its row at once,
@@ -48,21 +48,21 @@ def stop_on_signals() -> None:
 
 
 def grade_one(submission: Submission, pristine: dict[str, bytes], settings: Settings,
-              measure_table: Callable, weights: dict[int, int]) -> Row:
+              measure_tables: Callable, weights: dict[int, int]) -> Row:
     """One submission's row, whatever happens while it is graded."""
     if submission.refused:
         return Row(submission.name, REFUSED, notes=[submission.refused],
                    flags=list(submission.flags))
     try:
         outcome = run_submission(submission, pristine, settings)
-        return make_row(submission, outcome, settings.limits, measure_table, weights)
+        return make_row(submission, outcome, settings.limits, measure_tables, weights)
     except Exception as error:  # noqa: BLE001  (one submission's trouble stays in its row)
         return Row(submission.name, GRADER_ERROR, flags=list(submission.flags),
                    notes=[one_line(f"grading it failed: {type(error).__name__}: {error}")])
 
 
 def grade_all(submissions: list[Submission], pristine: dict[str, bytes], settings: Settings,
-              report, measure_table: Callable, weights: dict[int, int]) -> list[Row]:
+              report, measure_tables: Callable, weights: dict[int, int]) -> list[Row]:
     """Grade every submission (see the module docstring); rows in input order."""
     from tqdm import tqdm
 
@@ -70,7 +70,7 @@ def grade_all(submissions: list[Submission], pristine: dict[str, bytes], setting
     pool = ThreadPoolExecutor(max_workers=settings.jobs)
     try:
         with tqdm(total=len(submissions), desc="grading", unit="submission") as bar:
-            futures = {pool.submit(grade_one, submission, pristine, settings, measure_table,
+            futures = {pool.submit(grade_one, submission, pristine, settings, measure_tables,
                                    weights): index
                        for index, submission in enumerate(submissions)}
             for future in as_completed(futures):

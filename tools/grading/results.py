@@ -1,6 +1,6 @@
 """From what a child left behind to a row of the class report.
 
-Contract: ``make_row(submission, outcome, limits, measure_table, weights)`` returns a ``Row``.
+Contract: ``make_row(submission, outcome, limits, measure_tables, weights)`` returns a ``Row``.
 When the check ended by itself and its verdict (sent over the pipe, ``Outcome.verdict``) is well
 formed, the row holds each piece's verdict, message and points (``weights``: piece -> points,
 the Classroom weights by default); otherwise its status says why not: timed out, killed (memory,
@@ -8,8 +8,10 @@ CPU time, a signal) or crashed, with the last line the child wrote to stderr. Th
 check's format 1: ``{"format": 1, "pieces": [{"number", "verdict", "message", ...}, ...],
 "tables": {"X": path or null, "O": path or null}, ...}``.
 
-The trained tables are measured by ``measure_table(bytes, side)`` (``measure.measure``, in a
-limited child). X's table is measured when the check trained one; O's only when piece 4 passed.
+The trained tables are measured by ``measure_tables({side: bytes})`` (``measure.measure_all``,
+in one limited child). X's table is measured when the check trained one; O's only when piece 4 passed.
+A piece that passed although its function is still the issued stub (``Submission.untouched``)
+is "flagged": no honest check passes a function that always raises.
 A table that holds one of the course's shipped tables is flagged, and the piece that trained it
 (3 for X, 4 for O) is "flagged" and earns nothing. Every string that came from a submission is
 shown as one line, its control and bidirectional characters escaped (``shown``).
@@ -69,7 +71,7 @@ class ResultError(ValueError):
 
 
 def make_row(submission: Submission, outcome: Outcome, limits: Limits,
-             measure_table: Callable[[bytes, str], Measure],
+             measure_tables: Callable[[dict[str, bytes]], dict[str, Measure | MeasureError]],
              weights: dict[int, int] = CLASSROOM_WEIGHTS) -> Row:
     """The row of ``submission`` from the ``outcome`` of its child; see the module docstring."""
     row = Row(submission.name, GRADED, seconds=outcome.seconds, notes=list(submission.notes),
@@ -93,6 +95,11 @@ def make_row(submission: Submission, outcome: Outcome, limits: Limits,
         row.verdicts[piece["number"]] = piece["verdict"]
         if piece["verdict"] != "passed" and piece["message"]:
             row.messages[piece["number"]] = private(piece["message"])
+    for number, stub in sorted(submission.untouched.items()):
+        if row.verdicts.get(number) == "passed":      # a stub always raises: a forged verdict
+            row.verdicts[number] = FLAGGED
+            row.flags.append(f"piece {number} passed with {stub} still the issued stub")
+    tables = {}
     for side in ("X", "O"):
         if side == "O" and row.verdicts.get(TRAINED_BY["O"]) != "passed":
             continue
@@ -100,7 +107,9 @@ def make_row(submission: Submission, outcome: Outcome, limits: Limits,
         if isinstance(data, str):
             row.notes.append(f"{side} table: {data}")
         elif data is not None:
-            _measure_into(row, side, data, measure_table)
+            tables[side] = data
+    for side, measure in (measure_tables(tables) if tables else {}).items():
+        _measure_into(row, side, tables[side], measure)
     row.points = {number: weights.get(number, 0) for number, verdict in row.verdicts.items()
                   if verdict == "passed"}
     return row
@@ -165,12 +174,9 @@ def _table_bytes(path: str | None, outcome: Outcome) -> bytes | str | None:
     return data if data is not None else "missing, too large or not a regular file"
 
 
-def _measure_into(row: Row, side: str, data: bytes,
-                  measure_table: Callable[[bytes, str], Measure]) -> None:
-    try:
-        measure = measure_table(data, side)
-    except MeasureError as error:
-        row.notes.append(f"{side} table: {one_line(error)}")
+def _measure_into(row: Row, side: str, data: bytes, measure: Measure | MeasureError) -> None:
+    if isinstance(measure, MeasureError):
+        row.notes.append(f"{side} table: {one_line(measure)}")
         return
     row.measures[side] = measure
     row.tables[side] = data

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.exercise_pieces import STUB_PREFIX
+from tools.grading.stubs import untouched
 from tools.grading.text import shown
 
 # A student's source file is a few kilobytes; anything this large is not one.
@@ -55,6 +56,7 @@ class Submission:
     flags: list[str] = field(default_factory=list)
     refused: str = ""            # why nothing of it can be graded, or ""
     checks: dict[str, bytes] = field(default_factory=dict)     # its check files, as found
+    untouched: dict[int, str] = field(default_factory=dict)    # piece -> a stub left as issued
 
 
 def editable_files(pristine: dict[str, bytes]) -> tuple[str, ...]:
@@ -103,6 +105,8 @@ def read_submission(path: Path, editable: tuple[str, ...],
         submission.files.clear()
         return submission
     submission.flags += changed_checks(submission.checks, issued or {})
+    if issued:
+        submission.untouched = untouched(issued, submission.files, editable)
     missing = [name for name in editable if name not in submission.files]
     if len(missing) == len(editable):
         submission.notes.append("none of the files to grade was found (every piece keeps its "

@@ -113,3 +113,20 @@ def test_a_piece_left_as_the_issued_stub_is_named_and_a_pass_on_it_is_flagged(ex
     outcome = Outcome(0, False, 1.0, "", "", json.dumps(ALL_PASSED).encode())
     row = results.make_row(submission, outcome, Limits(), None)
     assert row.verdicts[1] == "flagged" and row.total == 90
+
+
+def test_the_csv_is_written_again_after_each_row_and_the_rest_is_marked_at_the_end(tmp_path):
+    from tools.grading.report import STOPPED, Report
+
+    report = Report(tmp_path, ["first", "second", "third"], Context("t", "now", "i", "l"))
+    report.add(1, results.Row("second", "graded", verdicts={1: "passed"}, points={1: 30},
+                              output="what it printed"))
+    with open(tmp_path / "report.csv", newline="", encoding="utf-8") as stream:
+        assert [row["name"] for row in csv.DictReader(stream)] == ["second"]
+    assert (tmp_path / "logs" / "02-second.txt").read_text() == "what it printed"
+    report.finish(stopped=True)
+    with open(tmp_path / "report.csv", newline="", encoding="utf-8") as stream:
+        rows = list(csv.DictReader(stream))
+    assert [(row["name"], row["status"]) for row in rows] == [
+        ("first", STOPPED), ("second", "graded"), ("third", STOPPED)]
+    assert (tmp_path / "report.html").is_file() and (tmp_path / "results.png").is_file()

@@ -46,7 +46,7 @@ summary { cursor: pointer; }
 """
 HEADERS = (["name", "status"] + [f"piece {n}" for n in range(1, 6)] + ["total"]
            + [f"{side} vs {opponent}" for side in ("X", "O") for opponent in OPPONENTS]
-           + ["X unbeatable", "O unbeatable", "s", "flags", "note"])
+           + ["X unbeatable", "O unbeatable", "seconds", "flags", "note"])
 
 
 def html_page(cells: list[list[str]], context: Context, plot: bytes) -> str:

@@ -130,3 +130,16 @@ def test_the_csv_is_written_again_after_each_row_and_the_rest_is_marked_at_the_e
     assert [(row["name"], row["status"]) for row in rows] == [
         ("first", STOPPED), ("second", "graded"), ("third", STOPPED)]
     assert (tmp_path / "report.html").is_file() and (tmp_path / "results.png").is_file()
+
+
+def test_with_no_room_anywhere_the_grades_are_kept_to_be_printed(tmp_path, monkeypatch):
+    from tools.grading import report as report_module
+
+    (tmp_path / "taken").write_text("a file where the report folder should be")
+    monkeypatch.setattr(report_module.tempfile, "gettempdir", lambda: str(tmp_path / "no"))
+    monkeypatch.setattr(report_module.os.path, "expanduser", lambda path: str(tmp_path / "no"))
+    report = report_module.Report(tmp_path / "taken", ["a"], Context("t", "now", "i", "l"))
+    report.add(0, results.Row("a", "graded", verdicts={1: "passed"}, points={1: 30}))
+    assert report.finish() == [] and report.problem and report.fallback is None
+    [row] = list(csv.DictReader(report.grades.decode("utf-8").splitlines()))
+    assert row["name"] == "a" and row["total"] == "30"

@@ -229,9 +229,13 @@ def grade_class(args, paths: list[Path], out: Path, pristine: dict[str, bytes],
 
 def closing(report: Report, written: list[Path], started: float) -> None:
     """Say where the report is (or, when its folder was full, where the grades went)."""
-    if report.fallback:
+    if report.problem:
+        where = (f"the grades are in {shown(report.fallback)}" if report.fallback else
+                 "nowhere has room: the grades follow")
         print(f"grade.py: the report could not be written in {shown(report.folder)} "
-              f"({report.problem}); the grades are in {shown(report.fallback)}", file=sys.stderr)
+              f"({report.problem}); {where}", file=sys.stderr)
+        if not report.fallback:
+            print(report.grades.decode("utf-8"))
     done = len(report.rows)
     print(f"Graded {done} submission{'' if done == 1 else 's'} in "
           f"{time.monotonic() - started:.0f} s; the report: "

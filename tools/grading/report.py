@@ -8,7 +8,7 @@ again) and what its check printed into ``folder/logs/`` (``NN-name.txt``), then 
 goes through a temporary file in the same folder and ``os.replace``: a reader sees the previous
 file or the complete new one. When the folder cannot be written (a full disk), the CSV goes to a
 fallback file instead (``fallback``: in the temporary folder, else the home folder), and the
-grader says where.
+grader says where; with no room anywhere, the grader prints them (``grades``).
 
 ``table(rows)`` is the report's table, one row per submission with the columns ``COLUMNS``:
 each piece's verdict and points, the total, the exact wins / losses / draws of the trained X
@@ -87,6 +87,7 @@ class Report:
         self.rows: dict[int, Row] = {}
         self.fallback: Path | None = None
         self.problem = ""           # why the folder could not be written
+        self.grades = b""           # the CSV as last written
 
     def add(self, index: int, row: Row) -> None:
         self.rows[index] = row
@@ -116,10 +117,14 @@ class Report:
         written = [self._write(HTML_NAME, html_page(cells, self.context, plot).encode("utf-8"))]
         if plot:
             written.append(self._write(PLOT_NAME, plot))
-        return [self.fallback] if self.fallback else [self.folder / CSV_NAME, *written]
+        if self.problem:
+            return [self.fallback] if self.fallback else []
+        return [self.folder / CSV_NAME, *written]
 
-    def _write(self, name: str, data: bytes) -> Path:
-        if self.fallback is None:
+    def _write(self, name: str, data: bytes) -> Path | None:
+        if name == CSV_NAME:
+            self.grades = data
+        if not self.problem:
             try:
                 path = self.folder / name
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -127,25 +132,28 @@ class Report:
             except OSError as error:
                 self.problem = error.strerror or str(error)
                 self.fallback = fallback_path()
-        if name == CSV_NAME:      # only the grades go to the fallback: it may be small too
-            atomic_write(self.fallback, data)
+        if name == CSV_NAME and self.fallback is not None:
+            try:             # only the grades go to the fallback: it may be small too
+                atomic_write(self.fallback, data)
+            except OSError:
+                self.fallback = None     # the caller prints the grades instead
         return self.fallback
 
 
-def fallback_path() -> Path:
-    """A file for the grades where there is room: the temporary folder, else the home folder."""
+def fallback_path() -> Path | None:
+    """A file for the grades where there is room: the temporary folder, else the home folder
+    (``None``: nowhere)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for folder in (tempfile.gettempdir(), os.path.expanduser("~")):
-        path = Path(folder) / f"grade-report-{stamp}-{os.getpid()}.csv"
         try:
             with tempfile.TemporaryFile(dir=folder) as probe:
                 probe.write(b"x" * 65536)
                 probe.flush()
                 os.fsync(probe.fileno())
-            return path
+            return Path(folder) / f"grade-report-{stamp}-{os.getpid()}.csv"
         except OSError:
             continue
-    raise OSError("no folder with room for the grades (temporary folder, home folder)")
+    return None
 
 
 def file_stem(number: int, row: Row) -> str:

@@ -271,7 +271,7 @@ def test_the_hanging_one_is_stopped_at_the_time_limit(graded):
     rows = graded.rows
     ivan = rows["ivan"]
     assert ivan["status"] == "timed out", ivan
-    assert CLASS_TIMEOUT <= float(ivan["seconds"]) < CLASS_TIMEOUT + 10
+    assert CLASS_TIMEOUT <= float(ivan["seconds"]) < CLASS_TIMEOUT + 30   # a loaded machine too
     assert f"still running after {CLASS_TIMEOUT} s" in ivan["note"]
 
 

@@ -114,7 +114,8 @@ def test_nothing_outside_the_box_output_can_be_written(sandbox, tmp_path):
         import json, os
         results = {{}}
         for path in ({str(target)!r}, "check.py", "selfcheck.py", "../out/tables/x.pth",
-                     os.path.join(os.environ["HOME"], "x"), os.path.join(os.environ["TMPDIR"], "x")):
+                     os.path.join(os.environ["HOME"], "x"),
+                     os.path.join(os.environ["TMPDIR"], "x")):
             try:
                 with open(path, "a") as stream:
                     stream.write("changed")

@@ -9,7 +9,8 @@ check's format 1: ``{"format": 1, "pieces": [{"number", "verdict", "message", ..
 "tables": {"X": path or null, "O": path or null}, ...}``.
 
 The trained tables are measured by ``measure_tables({side: bytes})`` (``measure.measure_all``,
-in one limited child). X's table is measured when the check trained one; O's only when piece 4 passed.
+in one limited child). X's table is measured when the check trained one; O's only when piece 4
+passed.
 A piece that passed although its function is still the issued stub (``Submission.untouched``)
 is "flagged": no honest check passes a function that always raises.
 A table that holds one of the course's shipped tables is flagged, and the piece that trained it

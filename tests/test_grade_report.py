@@ -143,3 +143,17 @@ def test_with_no_room_anywhere_the_grades_are_kept_to_be_printed(tmp_path, monke
     assert report.finish() == [] and report.problem and report.fallback is None
     [row] = list(csv.DictReader(report.grades.decode("utf-8").splitlines()))
     assert row["name"] == "a" and row["total"] == "30"
+
+
+def test_the_box_gets_no_shipped_table_and_no_file_of_the_hand_in_but_its_own(exercise):
+    from tools.grade import read_tree
+    from tools.grading.sandbox import box_files
+
+    issued = read_tree(exercise)
+    assert "Data/Q_MC_X.pth" in issued and "Data/Q_MC_O.pth" in issued
+    handed = Submission("s", "s", files={"AI_Agent.py": b"# mine\n",
+                                         "selfcheck/run.py": b"# always passed\n"})
+    files = box_files(issued, handed, ("AI_Agent.py",))
+    assert not [name for name in files if name.startswith("Data/") and name.endswith(".pth")]
+    assert files["AI_Agent.py"] == b"# mine\n"
+    assert files["selfcheck/run.py"] == issued["selfcheck/run.py"]

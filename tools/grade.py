@@ -208,7 +208,8 @@ def grade_class(args, paths: list[Path], out: Path, pristine: dict[str, bytes],
     try:
         isolation, unavailable = detect_isolation(
             run_dir, sealing_for(sys.executable, hide, run_dir))
-        settings = Settings(run_dir, limits, isolation, jobs=args.jobs)
+        settings = Settings(run_dir, limits, isolation, jobs=args.jobs,
+                            editable=editable_files(pristine))
         context = Context("Exercise grades", datetime.now().strftime("%Y-%m-%d %H:%M"),
                           isolation.describe(), describe_limits(limits, isolation.own_count),
                           tuple(unavailable))

@@ -77,6 +77,7 @@ class Settings:
     isolation: Isolation = Isolation()
     python: str = sys.executable
     jobs: int = 1
+    editable: tuple[str, ...] = ()          # the only files a submission may bring
     slots: queue.Queue = field(default_factory=queue.Queue)
 
     def __post_init__(self) -> None:
@@ -103,12 +104,13 @@ class Outcome:
         return self.result if ended else None
 
 
-def box_files(pristine: dict[str, bytes], submission: Submission) -> dict[str, bytes]:
+def box_files(pristine: dict[str, bytes], submission: Submission,
+              editable: tuple[str, ...]) -> dict[str, bytes]:
     """The box's repository: the students' version without the shipped tables, with the
-    submission's files (only files the students' version has) written over it."""
+    submission's ``editable`` files (and no other) written over it."""
     files = {name: data for name, data in pristine.items()
              if not (name.startswith("Data/") and name.endswith(SHIPPED_TABLES))}
-    files.update({name: data for name, data in submission.files.items() if name in pristine})
+    files.update({name: data for name, data in submission.files.items() if name in editable})
     return files
 
 
@@ -120,7 +122,7 @@ def run_submission(submission: Submission, pristine: dict[str, bytes],
         uid = account(slot) if settings.isolation.accounts else None
         box = new_box(settings.run_dir, uid)
         try:
-            write_tree(box / "repo", box_files(pristine, submission))
+            write_tree(box / "repo", box_files(pristine, submission, settings.editable))
             return _check(box, settings, slot, uid)
         finally:
             remove(box)

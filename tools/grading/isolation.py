@@ -26,9 +26,13 @@ import subprocess
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tools.grading import launch
 from tools.grading.box import box_folders, new_box, remove
+
+if TYPE_CHECKING:
+    from tools.grading.sandbox import Limits
 
 # Accounts no one has: the sandboxes' (root only). Slot n runs as ACCOUNT_BASE + n.
 ACCOUNT_BASE = 1_900_000_000
@@ -98,7 +102,7 @@ class Isolation:
                  "an unprivileged account per submission": self.accounts}
         return [name for name, on in found.items() if on]
 
-    def command(self, python: str, limits, box: Path, run: list[str], slot: int = 0,
+    def command(self, python: str, limits: Limits, box: Path, run: list[str], slot: int = 0,
                 keep_fds: tuple[int, ...] = ()) -> list[str]:
         """The command line that runs ``run`` (a program and its arguments) in ``box``."""
         config = {"limits": limits.rlimits(self.own_count), "box": None,

@@ -55,7 +55,7 @@ class Limits:
     seconds: float = 600.0                 # wall clock, for the whole check
     memory: int = 2 * 2**30                # bytes of address space, per process
     file_size: int = 64 * 2**20            # bytes, largest file it may write
-    processes: int = 96                    # processes and threads, when they are counted alone
+    processes: int = 128                   # processes and threads, when they are counted alone
     open_files: int = 256
     output: int = 4096                     # bytes kept from each end of stdout and of stderr
 
@@ -161,7 +161,10 @@ def environment(box: Path) -> dict[str, str]:
             "TMPDIR": str(box / "tmp"), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONIOENCODING": "utf-8", "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy",
             "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(box / "tmp"),
-            "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
+            "PYGAME_HIDE_SUPPORT_PROMPT": "1",
+            # One thread per process for the numeric libraries: on a machine of many cores
+            # their pools would otherwise eat the process limit (and --jobs runs one per core).
+            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
 def run_program(command: list[str], cwd: Path, env: dict[str, str], limits: Limits,

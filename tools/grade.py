@@ -180,16 +180,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if os.name != "posix":
         cli.fail("grade.py: grading needs Linux or macOS (process groups and resource limits)")
-    paths = check_submissions(args.submissions)
-    out = prepare_out(args.out)
-    pristine = pristine_files(args.exercise)
-    editable = editable_files(pristine)
-    if not editable:
-        cli.fail("grade.py: the students' version has no stubs: nothing to grade")
-    submissions = [read_submission(path, editable, pristine) for path in paths]  # before any runs
-    unique_names(submissions)
     stop_on_signals()        # from here on, every ending signal cleans up what it made
     try:
+        paths = check_submissions(args.submissions)
+        out = prepare_out(args.out)
+        pristine = pristine_files(args.exercise)
+        editable = editable_files(pristine)
+        if not editable:
+            cli.fail("grade.py: the students' version has no stubs: nothing to grade")
+        submissions = [read_submission(path, editable, pristine)      # all before any runs
+                       for path in paths]
+        unique_names(submissions)
         grade_class(args, paths, out, pristine, submissions)
     except Stopped as stop:
         print(f"\n{stop}.", file=sys.stderr)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import json
-import signal
 import stat
 import subprocess
 import sys
@@ -29,8 +28,7 @@ from tools import make_exercise
 from tools.grade import read_tree
 from tools.grading import report, results, submissions
 from tools.grading.sandbox import Limits, Outcome
-
-pytestmark = pytest.mark.slow   # grades a class of generated submissions
+from tools.grading.text import one_line
 
 ROOT = Path(__file__).resolve().parent.parent
 GRADE = ROOT / "tools" / "grade.py"
@@ -215,12 +213,14 @@ def sealed(done: subprocess.CompletedProcess) -> bool:
     return "read-only except its own copy" in done.stdout or "unprivileged account" in done.stdout
 
 
+@pytest.mark.slow
 def test_every_submission_has_its_row(graded):
     assert list(graded.rows) == ["mallory", "oscar", "alice", "bob", "carol", "frank", "grace",
                                  "heidi", "ivan", "judy<script>", "erin", "dave"]
     assert "Isolation:" in graded.done.stdout
 
 
+@pytest.mark.slow
 def test_correct_submissions_pass_every_piece_with_the_exact_numbers_of_their_tables(graded):
     rows, report_dir = graded.rows, graded.report
     for number, name in ((3, "alice"), (11, "erin"), (12, "dave")):
@@ -237,6 +237,7 @@ def test_correct_submissions_pass_every_piece_with_the_exact_numbers_of_their_ta
             assert row[f"{side} unbeatable"] == unbeatable
 
 
+@pytest.mark.slow
 def test_wrong_updates_fail_their_pieces_and_o_is_measured_only_when_piece_4_passes(graded):
     rows = graded.rows
     bob, carol = rows["bob"], rows["carol"]
@@ -246,6 +247,7 @@ def test_wrong_updates_fail_their_pieces_and_o_is_measured_only_when_piece_4_pas
     assert carol["X vs random wins"] != "" and carol["O vs random wins"] == ""
 
 
+@pytest.mark.slow
 def test_a_missing_file_keeps_its_stub(graded):
     rows = graded.rows
     frank = rows["frank"]
@@ -253,6 +255,7 @@ def test_a_missing_file_keeps_its_stub(graded):
     assert "missing (kept the stub): Q_Trainer.py, SARSA_Trainer.py, nim/nim.py" in frank["note"]
 
 
+@pytest.mark.slow
 def test_crashing_submissions_get_their_rows(graded):
     rows = graded.rows
     grace, heidi = rows["grace"], rows["heidi"]
@@ -263,14 +266,16 @@ def test_crashing_submissions_get_their_rows(graded):
     assert "ended the check before it finished (exit status 3" in heidi["note"]
 
 
+@pytest.mark.slow
 def test_the_hanging_one_is_stopped_at_the_time_limit(graded):
     rows = graded.rows
     ivan = rows["ivan"]
     assert ivan["status"] == "timed out", ivan
-    assert CLASS_TIMEOUT <= float(ivan["seconds"]) < CLASS_TIMEOUT + 10
+    assert CLASS_TIMEOUT <= float(ivan["seconds"]) < CLASS_TIMEOUT + 30   # a loaded machine too
     assert f"still running after {CLASS_TIMEOUT} s" in ivan["note"]
 
 
+@pytest.mark.slow
 def test_megabytes_of_output_change_nothing(graded):
     rows = graded.rows
     assert verdicts(rows["judy<script>"]) == ALL_PASS
@@ -278,13 +283,16 @@ def test_megabytes_of_output_change_nothing(graded):
     assert len(log) < 20_000     # the check swallows what a piece prints; the grader caps the rest
 
 
+@pytest.mark.slow
 def test_files_deleted_by_a_submission_change_no_other_row(graded):
     oscar = graded.rows["oscar"]
-    assert verdicts(oscar) != ALL_PASS and oscar["X vs random wins"] == "", oscar
-    if sealed(graded.done):
+    assert oscar["status"] == "graded", oscar
+    if sealed(graded.done):      # its own copy is read-only to it too: it deletes nothing
+        assert verdicts(oscar) == ALL_PASS, oscar
         assert (graded.canary / "keep.txt").is_file(), "a submission deleted a teacher's folder"
 
 
+@pytest.mark.slow
 def test_a_hostile_submission_changes_neither_another_row_nor_the_report(graded):
     assert verdicts(graded.rows["alice"]) == ALL_PASS       # graded after mallory attacked it
     if sealed(graded.done):
@@ -299,6 +307,7 @@ def test_a_hostile_submission_changes_neither_another_row_nor_the_report(graded)
             "a process of the hostile submission outlived it"
 
 
+@pytest.mark.slow
 def test_zip_members_that_leave_the_folder_are_refused(graded):
     note = graded.rows["dave"]["note"]
     assert "'../evil.py' (a path that leaves the folder (..))" in note
@@ -306,6 +315,7 @@ def test_zip_members_that_leave_the_folder_are_refused(graded):
     assert not (graded.report.parent / "evil.py").exists()
 
 
+@pytest.mark.slow
 def test_the_page_escapes_what_students_control_and_holds_the_plot(graded):
     report_dir = graded.report
     page = (report_dir / report.HTML_NAME).read_text(encoding="utf-8")
@@ -320,6 +330,7 @@ def test_the_files_to_grade_are_the_ones_with_stubs(exercise):
     assert submissions.editable_files(read_tree(exercise)) == EDITABLE
 
 
+@pytest.mark.slow
 def test_an_empty_folder_against_the_version_handed_out(exercise, tmp_path):
     (tmp_path / "nobody-wrote-anything").mkdir()
     done = run_grader(["nobody-wrote-anything", "--exercise", str(exercise), "--out", "out"],
@@ -332,24 +343,11 @@ def test_an_empty_folder_against_the_version_handed_out(exercise, tmp_path):
     assert row["note"].startswith("none of the files to grade was found")
 
 
-def test_ctrl_c_stops_the_grading_and_its_children(tmp_path):
-    write_folder(tmp_path / "stuck", appended(solved(("AI_Agent.py",)), "AI_Agent.py", HANG))
-    grader = subprocess.Popen([sys.executable, str(GRADE), "stuck", "--timeout", "300"],
-                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(6)                   # well into the check of the stuck submission
-    grader.send_signal(signal.SIGINT)
-    started = time.monotonic()
-    grader.communicate(timeout=60)
-    assert grader.returncode == 130 and time.monotonic() - started < 20   # it ended
-    assert not (tmp_path / "grading-report" / report.CSV_NAME).exists()
-
-
 def test_bad_arguments_are_one_line_and_status_2(tmp_path):
-    (tmp_path / "notes.txt").write_text("not a zip")
     (tmp_path / "taken").write_text("a file where the report folder should go")
     (tmp_path / "s").mkdir()
     for args, says in ((["missing"], "no such file or folder"),
-                       (["notes.txt"], "not a folder and not a zip"),
+                       (["s", "--weights", "1,2"], "expected 5 whole numbers"),
                        (["s", "--out", "taken"], "cannot write the report there"),
                        (["s", "--timeout", "0"], "--timeout must be more than 0")):
         done = run_grader(args, tmp_path)
@@ -377,6 +375,11 @@ def test_a_zip_member_larger_than_the_cap_is_refused(tmp_path):
     assert any(note.startswith("refused MC_Trainer.py: larger than") for note in read.notes)
 
 
+def never_measured(tables: dict[str, bytes]) -> dict:
+    assert not tables, "no table should be measured here"
+    return {}
+
+
 def outcome(**fields) -> Outcome:
     values = {"returncode": 1, "timed_out": False, "seconds": 1.0, "stdout": "", "stderr": "",
               "result": None}
@@ -392,7 +395,8 @@ def outcome(**fields) -> Outcome:
     ({"timed_out": True, "returncode": 128 + 9}, "timed out"),
 ])
 def test_a_child_without_a_result_gets_a_status_that_says_why(fields, status):
-    row = results.make_row(submissions.Submission("s", "s"), outcome(**fields), Limits(seconds=9))
+    row = results.make_row(submissions.Submission("s", "s"), outcome(**fields), Limits(seconds=9),
+                           never_measured)
     assert row.status == status and not row.verdicts
 
 
@@ -410,13 +414,31 @@ def test_a_result_naming_a_table_outside_its_folder_is_ignored(tmp_path):
               "tables": {"X": "/etc/passwd", "O": "../../elsewhere.pth"}}
     row = results.make_row(submissions.Submission("s", "s"),
                            outcome(returncode=0, result=json.dumps(result).encode(),
-                                   box=str(tmp_path)), Limits())
+                                   box=str(tmp_path)), Limits(), never_measured)
     assert row.verdicts == {n: "passed" for n in range(1, 6)} and not row.measures
     assert sum("not in the tables folder" in note for note in row.notes) == 2
 
 
-def test_messages_from_a_child_become_one_printable_line():
-    assert results.one_line("a\nb\x1b[31m\u202ec" + "d" * 500, 20) == "a b [31m cddddddd..."
+def test_messages_from_a_child_become_one_line_with_hidden_characters_escaped():
+    assert one_line("a\nb\x1b[31m\u202ec" + "d" * 500, 30) == "a b\\u001b[31m\\u202ecddddddd..."
+
+
+@pytest.mark.parametrize("data", [b"[" * 100_000 + b"]" * 100_000,
+                                  b'{"format": 1, "pieces": ' + b"[" * 100_000 + b"]" * 100_000
+                                  + b"}"])
+def test_a_verdict_nested_100000_deep_is_refused_not_a_crash(data):
+    with pytest.raises(results.ResultError):
+        results.parse_result(data)
+
+
+def test_a_verdict_from_a_check_that_did_not_end_by_itself_is_not_read():
+    forged = {"format": 1, "pieces": [{"number": n, "verdict": "passed", "message": ""}
+                                      for n in range(1, 6)], "tables": {}}
+    for code in (137, 2, 130, None):
+        row = results.make_row(submissions.Submission("s", "s"),
+                               outcome(returncode=code, result=json.dumps(forged).encode()),
+                               Limits(), never_measured)
+        assert not row.verdicts and row.total == 0, code
 
 
 def test_a_spreadsheet_cannot_run_a_cell_of_the_report():

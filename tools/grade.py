@@ -4,24 +4,25 @@
     python tools/grade.py hand-ins/*.zip --out grading-report --timeout 300 --jobs 2
 
 Every submission is read into memory first, before any student code runs, taking only the files
-a student was meant to edit (the ones that hold a stub in the students' version). Each is then
-graded in a fresh copy of the students' version generated from this repository, by the trusted
-``check.py --all`` run as a child process with limits on time, memory, file size and processes,
-and without network where the system allows. The trained tables the check leaves are measured
-exactly by the grader itself. The report goes to ``--out`` (default ``grading-report/``):
-``report.csv`` (one row per submission), ``report.html`` (the same table and the plot) and
-``results.png``. Exit status 0 when the grading ran, whatever the grades; 2 for bad arguments.
-What the sandbox protects against, and what not: docs/GRADING.md.
+a student was meant to edit (the ones that hold a stub in the students' version); its check
+files are compared with the issued ones and flagged when they differ. Each is then graded in a
+fresh copy of the students' version (without the shipped tables), by the trusted ``check.py
+--all`` run as a child process with limits on time, memory, file size and processes, and sealed
+off as far as the system allows; its verdict counts only when it comes over the grader's own
+pipe from a check that ended by itself. The tables it trained are measured exactly in a limited
+child. The report goes to ``--out`` (default ``grading-report/``), row by row as they are done:
+``report.csv``, ``report.html`` (the same table and the plot) and ``results.png``. Exit status 0
+when the grading ran, whatever the grades; 2 for bad arguments; 130 after Ctrl-C and 143 after
+SIGTERM (the rows done so far are kept). What the sandbox protects against: docs/GRADING.md.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
 import time
-import zipfile
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from datetime import datetime
 from pathlib import Path
 
@@ -30,20 +31,36 @@ sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
 from tools import make_exercise  # noqa: E402
-from tools.grading.report import Context, plural, write_report  # noqa: E402
-from tools.grading.results import Row, make_row  # noqa: E402
-from tools.grading.sandbox import (  # noqa: E402
-    Limits, Settings, detect_isolation, run_submission, stop_all)
+from tools.grading.box import remove  # noqa: E402
+from tools.grading.isolation import detect_isolation, sealing_for  # noqa: E402
+from tools.grading.measure import measure_all  # noqa: E402
+from tools.grading.page import Context  # noqa: E402
+from tools.grading.pool import Stopped, grade_all, stop_on_signals  # noqa: E402
+from tools.grading.report import Report  # noqa: E402
+from tools.grading.results import CLASSROOM_WEIGHTS, PIECE_NUMBERS  # noqa: E402
+from tools.grading.sandbox import SHIPPED_TABLES, Limits, Settings  # noqa: E402
 from tools.grading.submissions import (  # noqa: E402
-    Submission, editable_files, read_submission, unique_names)
+    editable_files, read_submission, unique_names)
+from tools.grading.text import shown  # noqa: E402
 
 DEFAULT_OUT = "grading-report"
 DEFAULT_SECONDS = 600.0
 DEFAULT_MEMORY_MB = 2048
 MIN_MEMORY_MB = 256
-MAX_JOBS = 8
+MAX_JOBS = 32
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 # Never part of a students' version handed in with --exercise.
 SKIPPED_FOLDERS = {".git", "__pycache__", ".venv", ".pytest_cache", ".hypothesis"}
+MAX_TREE_FILES = 5_000
+
+
+def weights(text: str) -> dict[int, int]:
+    """``--weights 30,30,40,10,10``: each piece's points, in order."""
+    parts = text.split(",")
+    if len(parts) != len(PIECE_NUMBERS) or not all(part.strip().isdigit() for part in parts):
+        raise argparse.ArgumentTypeError(
+            f"expected {len(PIECE_NUMBERS)} whole numbers separated by commas, got {text!r}")
+    return {number: int(part) for number, part in zip(PIECE_NUMBERS, parts)}
 
 
 def parse_args(argv: list[str] | None):
@@ -56,8 +73,12 @@ def parse_args(argv: list[str] | None):
                         help=f"wall-clock seconds per submission (default {DEFAULT_SECONDS:g})")
     parser.add_argument("--memory", default=DEFAULT_MEMORY_MB, type=cli.count, metavar="MB",
                         help=f"memory per process, in MiB (default {DEFAULT_MEMORY_MB})")
-    parser.add_argument("--jobs", default=1, type=cli.count, metavar="N",
-                        help="submissions graded at the same time (default 1)")
+    parser.add_argument("--jobs", default=min(CORES or 1, MAX_JOBS), type=cli.count,
+                        metavar="N", help="submissions graded at the same time (default: the "
+                                          f"cores, here {min(CORES or 1, MAX_JOBS)})")
+    parser.add_argument("--weights", default=CLASSROOM_WEIGHTS, type=weights, metavar="P,P,...",
+                        help="each piece's points, for the total (default: GitHub Classroom's, "
+                             + ",".join(map(str, CLASSROOM_WEIGHTS.values())) + ")")
     parser.add_argument("--exercise", type=cli.path, metavar="DIR",
                         help="the students' version as handed out (default: generate it from "
                              "this repository)")
@@ -72,14 +93,13 @@ def parse_args(argv: list[str] | None):
 
 
 def check_submissions(paths: list[str]) -> list[Path]:
-    """The submissions as paths; a missing path or a file that is not a zip stops everything."""
+    """The submissions as paths; one that does not exist is a typo that stops everything (a
+    file that is not a hand-in gets a row that says so)."""
     checked = []
     for text in paths:
         path = Path(text).expanduser()
-        if not path.exists():
-            cli.fail(f"grade.py: {text}: no such file or folder")
-        if path.is_file() and not zipfile.is_zipfile(path):
-            cli.fail(f"grade.py: {text}: not a folder and not a zip archive")
+        if not os.path.exists(path):
+            cli.fail(f"grade.py: {shown(text)}: no such file or folder")
         checked.append(path)
     return checked
 
@@ -92,21 +112,27 @@ def prepare_out(text: str) -> Path:
         with tempfile.TemporaryFile(dir=out):
             pass
     except OSError as error:
-        cli.fail(f"grade.py: --out {text}: cannot write the report there "
+        cli.fail(f"grade.py: --out {shown(text)}: cannot write the report there "
                  f"({error.strerror or error})")
     return out
 
 
 def read_tree(folder: Path) -> dict[str, bytes]:
-    """Every regular file under ``folder`` (relative path -> bytes), links and caches left out."""
-    files = {}
-    for top, folders, names in os.walk(folder):
-        folders[:] = sorted(name for name in folders if name not in SKIPPED_FOLDERS
-                            and not os.path.islink(os.path.join(top, name)))
-        for name in names:
-            path = os.path.join(top, name)
-            if os.path.isfile(path) and not os.path.islink(path):
-                files[Path(path).relative_to(folder).as_posix()] = Path(path).read_bytes()
+    """Every regular file under ``folder`` (relative path -> bytes), links and caches left out;
+    no recursion, and a few thousand files at most."""
+    files: dict[str, bytes] = {}
+    pending = [Path(folder)]
+    while pending and len(files) < MAX_TREE_FILES:
+        with os.scandir(pending.pop()) as scan:
+            entries = sorted(scan, key=lambda entry: entry.name)
+        for entry in entries:
+            if entry.is_symlink() or entry.name in SKIPPED_FOLDERS:
+                continue
+            if entry.is_dir():
+                pending.append(Path(entry.path))
+            elif entry.is_file():
+                files[Path(entry.path).relative_to(folder).as_posix()] = \
+                    Path(entry.path).read_bytes()
     return files
 
 
@@ -115,7 +141,8 @@ def pristine_files(exercise: str | None) -> dict[str, bytes]:
     if exercise is not None:
         folder = Path(exercise).expanduser()
         if not (folder / "check.py").is_file():
-            cli.fail(f"grade.py: --exercise {exercise}: not a students' version (no check.py)")
+            cli.fail(f"grade.py: --exercise {shown(exercise)}: not a students' version (no "
+                     "check.py)")
         return read_tree(folder)
     with tempfile.TemporaryDirectory(prefix="grade-pristine-") as scratch:
         try:
@@ -125,39 +152,27 @@ def pristine_files(exercise: str | None) -> dict[str, bytes]:
         return read_tree(Path(scratch))
 
 
-def grade_all(submissions: list[Submission], pristine: dict[str, bytes], settings: Settings,
-              jobs: int) -> list[Row]:
-    """Grade every submission (``jobs`` at a time) under a progress bar; rows in input order."""
-    from tqdm import tqdm
-
-    def grade(submission: Submission) -> Row:
-        return make_row(submission, run_submission(submission, pristine, settings),
-                        settings.limits)
-
-    rows: dict[int, Row] = {}
-    pool = ThreadPoolExecutor(max_workers=jobs)
-    try:
-        with tqdm(total=len(submissions), desc="grading", unit="submission") as bar:
-            futures = {pool.submit(grade, submission): index
-                       for index, submission in enumerate(submissions)}
-            for future in as_completed(futures):
-                index = futures[future]
-                rows[index] = future.result()
-                bar.set_postfix_str(submissions[index].name[:30], refresh=False)
-                bar.update()
-    except BaseException:        # Ctrl-C above all: no child may go on running
-        pool.shutdown(wait=False, cancel_futures=True)
-        stop_all()
-        raise
-    pool.shutdown()
-    return [rows[index] for index in range(len(submissions))]
-
-
-def describe_limits(limits: Limits) -> str:
+def describe_limits(limits: Limits, own_count: bool) -> str:
+    processes = (f"{limits.processes} processes and threads of its own" if own_count
+                 else "processes not limited (they are not counted apart here)")
     return (f"{limits.seconds:g} s wall clock per submission; {limits.memory // 2**20:,} MiB of "
             f"memory and {limits.seconds + 5:g} s of CPU per process; files up to "
-            f"{limits.file_size // 2**20} MiB; {limits.processes} processes when it runs as an "
-            f"account of its own; the first and last {limits.output:,} bytes of its output kept")
+            f"{limits.file_size // 2**20} MiB; {processes}; the first and last "
+            f"{limits.output:,} bytes of its output kept")
+
+
+def shipped_tables(pristine: dict[str, bytes], run_dir: Path) -> dict[str, str]:
+    """The issued tables (side -> a file of the run folder), to recognise them in a hand-in."""
+    folder = run_dir / "shipped"
+    folder.mkdir(mode=0o700)
+    found = {}
+    for name, data in pristine.items():
+        if name.startswith("Data/") and name.endswith(SHIPPED_TABLES):
+            path = folder / Path(name).name
+            path.write_bytes(data)
+            side = "O" if "_O" in Path(name).stem else "X"
+            found.setdefault(side, str(path))
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,27 +180,68 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if os.name != "posix":
         cli.fail("grade.py: grading needs Linux or macOS (process groups and resource limits)")
-    paths = check_submissions(args.submissions)
-    out = prepare_out(args.out)
-    pristine = pristine_files(args.exercise)
-    editable = editable_files(pristine)
-    if not editable:
-        cli.fail("grade.py: the students' version has no stubs: nothing to grade")
-    submissions = [read_submission(path, editable) for path in paths]    # all before any runs
-    unique_names(submissions)
+    stop_on_signals()        # from here on, every ending signal cleans up what it made
+    try:
+        paths = check_submissions(args.submissions)
+        out = prepare_out(args.out)
+        pristine = pristine_files(args.exercise)
+        editable = editable_files(pristine)
+        if not editable:
+            cli.fail("grade.py: the students' version has no stubs: nothing to grade")
+        submissions = [read_submission(path, editable, pristine)      # all before any runs
+                       for path in paths]
+        unique_names(submissions)
+        grade_class(args, paths, out, pristine, submissions)
+    except Stopped as stop:
+        print(f"\n{stop}.", file=sys.stderr)
+        return 128 + stop.number
+    return 0
+
+
+def grade_class(args, paths: list[Path], out: Path, pristine: dict[str, bytes],
+                submissions: list) -> None:
+    """Seal, grade and report, in a run folder removed at the end whatever happens."""
     limits = Limits(seconds=args.timeout, memory=args.memory * 2**20)
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="grade-run-", ignore_cleanup_errors=True) as run_dir:
-        isolation, unavailable = detect_isolation(Path(run_dir))
-        settings = Settings(Path(run_dir), limits, isolation)
-        rows = grade_all(submissions, pristine, settings, args.jobs)
-    context = Context("Exercise grades", datetime.now().strftime("%Y-%m-%d %H:%M"),
-                      isolation.describe(), describe_limits(limits), tuple(unavailable))
-    written = write_report(rows, out, context)
-    print(f"Graded {plural(len(rows), 'submission')} in {time.monotonic() - started:.0f} s; "
-          "the report: " + ", ".join(str(path) for path in written))
+    run_dir = Path(tempfile.mkdtemp(prefix="grade-run-"))
+    hide = [ROOT / "Data", out, *(path.absolute().parent for path in paths)]
+    hide += [Path(args.exercise).expanduser()] if args.exercise else []
+    try:
+        isolation, unavailable = detect_isolation(
+            run_dir, sealing_for(sys.executable, hide, run_dir))
+        settings = Settings(run_dir, limits, isolation, jobs=args.jobs,
+                            editable=editable_files(pristine))
+        context = Context("Exercise grades", datetime.now().strftime("%Y-%m-%d %H:%M"),
+                          isolation.describe(), describe_limits(limits, isolation.own_count),
+                          tuple(unavailable))
+        report = Report(out, [submission.name for submission in submissions], context)
+        shipped = shipped_tables(pristine, run_dir)
+        try:
+            grade_all(submissions, pristine, settings, report,
+                      lambda tables: measure_all(tables, run_dir, shipped, limits),
+                      args.weights)
+        except (KeyboardInterrupt, Stopped):
+            closing(report, report.finish(stopped=True), started)
+            raise
+    finally:
+        remove(run_dir)
+    closing(report, report.finish(), started)
     print(f"Isolation: {isolation.describe()}.")
-    return 0
+
+
+def closing(report: Report, written: list[Path], started: float) -> None:
+    """Say where the report is (or, when its folder was full, where the grades went)."""
+    if report.problem:
+        where = (f"the grades are in {shown(report.fallback)}" if report.fallback else
+                 "nowhere has room: the grades follow")
+        print(f"grade.py: the report could not be written in {shown(report.folder)} "
+              f"({report.problem}); {where}", file=sys.stderr)
+        if not report.fallback:
+            print(report.grades.decode("utf-8"))
+    done = len(report.rows)
+    print(f"Graded {done} submission{'' if done == 1 else 's'} in "
+          f"{time.monotonic() - started:.0f} s; the report: "
+          + ", ".join(shown(path) for path in written))
 
 
 if __name__ == "__main__":

@@ -47,6 +47,8 @@ from tools.exercise_pieces import (  # noqa: E402
 TEACHERS_ONLY = ("tools/make_exercise.py", "tools/exercise_templates.py",
                  "tools/exercise_students.py", "tests/test_exercise.py", "tests/test_selfcheck.py",
                  "tools/grade.py", "tools/grading/", "tests/test_grade.py", "docs/GRADING.md",
+                 "tests/test_grade_sandbox.py", "tests/test_grade_hostile.py",
+                 "tests/test_grade_report.py", "tools/bench_grade.py",
                  "tests/test_course.py", "tests/course_scripts/", "book/", "tests/test_book.py",
                  "tools/bench_book.py", ".ci/", "notebooks/", "tests/test_notebook.py",
                  "tools/bench.py", "tools/bench_course.py", "tools/course_design.py",

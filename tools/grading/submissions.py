@@ -10,28 +10,39 @@ another's folder while it runs cannot change what is graded.
 
 Refused (and noted): symbolic links, anything that is not a regular file, files larger than
 ``MAX_FILE_BYTES``; in a zip also members with an absolute path or a ``..`` part, symbolic-link
-members, and archives with more than ``MAX_MEMBERS`` members.
+members, and archives with more than ``MAX_MEMBERS`` members. A hand-in that is neither a folder
+nor a regular file (a FIFO, a device), a file that is not a zip, a damaged zip of any kind and a
+zip with two members of the same name are refused whole: ``Submission.refused`` says why, in
+one line, and nothing of it is graded.
+
+The check files (``check.py``, ``selfcheck/``, ``.github/``) are never used either, but they are
+compared with the issued ones (``issued``: path -> bytes, those of the students' version): a
+hand-in that changed, added or emptied one is flagged (``Submission.flags``), line endings
+aside. A file the hand-in left out is no change.
 """
 
 from __future__ import annotations
 
 import ast
 import os
-import re
 import stat
 import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from tools.exercise_pieces import STUB_PREFIX
+from tools.grading.stubs import untouched
+from tools.grading.text import shown
 
 # A student's source file is a few kilobytes; anything this large is not one.
 MAX_FILE_BYTES = 1 * 2**20
 MAX_MEMBERS = 20_000
 # The grader's own files: never taken from a submission, whatever they hold.
 TRUSTED = ("check.py", "selfcheck/", "tools/", "tests/", "exact/")
+# The files that decide a verdict, here and in GitHub Classroom: compared with the issued ones.
+CHECK_FILES = ("check.py", "selfcheck/", ".github/")
+MAX_CHECK_FILES = 200         # files looked at under a hand-in's selfcheck/ and .github/
 NOTED_NAMES = 3          # a note lists at most this many refused names
-_DRIVE = re.compile(r"^[A-Za-z]:")
 
 
 @dataclass
@@ -42,6 +53,10 @@ class Submission:
     origin: str
     files: dict[str, bytes] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    refused: str = ""            # why nothing of it can be graded, or ""
+    checks: dict[str, bytes] = field(default_factory=dict)     # its check files, as found
+    untouched: dict[int, str] = field(default_factory=dict)    # piece -> a stub left as issued
 
 
 def editable_files(pristine: dict[str, bytes]) -> tuple[str, ...]:
@@ -68,15 +83,30 @@ def _has_stub(source: bytes) -> bool:
     return False
 
 
-def read_submission(path: Path, editable: tuple[str, ...]) -> Submission:
-    """Read a folder or zip (``path`` must exist; the caller checked it) into a ``Submission``."""
+def read_submission(path: Path, editable: tuple[str, ...],
+                    issued: dict[str, bytes] | None = None) -> Submission:
+    """Read a hand-in (a folder or a zip; ``path`` must exist, the caller checked it) into a
+    ``Submission``; ``issued``: the students' version's check files, to compare with."""
     path = Path(path)
-    name = path.absolute().name if path.is_dir() else path.stem
-    submission = Submission(name=name or str(path), origin=str(path))
-    if path.is_dir():
+    info = os.stat(path)              # follows a link given on the command line, on purpose
+    name = path.absolute().name if stat.S_ISDIR(info.st_mode) else path.stem
+    submission = Submission(name=shown(name or path), origin=str(path))
+    if stat.S_ISDIR(info.st_mode):
         _read_folder(path, editable, submission)
+        _read_folder_checks(path, submission)
+    elif not stat.S_ISREG(info.st_mode):
+        submission.refused = "neither a folder nor a regular file (a FIFO or a device?)"
+    elif not _is_zip(path):
+        submission.refused = "not a folder and not a zip archive"
     else:
-        _read_zip(path, editable, submission)
+        from tools.grading.zips import read_zip   # it builds on this module's names
+        read_zip(path, editable, submission)
+    if submission.refused:
+        submission.files.clear()
+        return submission
+    submission.flags += changed_checks(submission.checks, issued or {})
+    if issued:
+        submission.untouched = untouched(issued, submission.files, editable)
     missing = [name for name in editable if name not in submission.files]
     if len(missing) == len(editable):
         submission.notes.append("none of the files to grade was found (every piece keeps its "
@@ -84,6 +114,32 @@ def read_submission(path: Path, editable: tuple[str, ...]) -> Submission:
     elif missing:
         submission.notes.append(f"missing (kept the stub): {', '.join(missing)}")
     return submission
+
+
+def _is_zip(path: Path) -> bool:
+    try:
+        return zipfile.is_zipfile(path)
+    except Exception:  # noqa: BLE001  (a damaged file may raise anything: it is not a zip)
+        return False
+
+
+def is_check_file(name: str) -> bool:
+    return name == CHECK_FILES[0] or name.startswith(CHECK_FILES[1:])
+
+
+def changed_checks(found: dict[str, bytes], issued: dict[str, bytes]) -> list[str]:
+    """A flag naming the check files in ``found`` that differ from the ``issued`` ones."""
+    def same(a: bytes, b: bytes) -> bool:
+        return a.replace(b"\r\n", b"\n") == b.replace(b"\r\n", b"\n")
+
+    issued = {name: data for name, data in issued.items() if is_check_file(name)}
+    changed = sorted(name for name, data in found.items()
+                     if name not in issued or not same(data, issued[name]))
+    if not changed:
+        return []
+    more = f" and {len(changed) - NOTED_NAMES} more" if len(changed) > NOTED_NAMES else ""
+    return [f"check files differ from the issued ones: "
+            f"{', '.join(map(shown, changed[:NOTED_NAMES]))}{more}"]
 
 
 def unique_names(submissions: list[Submission]) -> None:
@@ -119,6 +175,37 @@ def _read_folder(folder: Path, editable: tuple[str, ...], submission: Submission
             submission.files[name] = data
 
 
+def _read_folder_checks(folder: Path, submission: Submission) -> None:
+    """The hand-in's check files (regular files only, a few hundred at most, no link followed,
+    however deep: no recursion)."""
+    if os.path.isfile(folder / "check.py") and not os.path.islink(folder / "check.py"):
+        _take_check(folder / "check.py", "check.py", submission)
+    pending = [name.rstrip("/") for name in CHECK_FILES[1:]]
+    while pending and len(submission.checks) < MAX_CHECK_FILES:
+        relative = pending.pop()
+        try:
+            with os.scandir(folder / relative) as scan:
+                entries = list(scan)
+        except OSError:
+            continue
+        for entry in entries:
+            name = f"{relative}/{entry.name}"
+            if entry.name == "__pycache__" or entry.is_symlink():
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(name)
+            elif entry.is_file(follow_symlinks=False):
+                _take_check(Path(entry.path), name, submission)
+
+
+def _take_check(path: Path, name: str, submission: Submission) -> None:
+    try:
+        data = _read_capped(str(path))
+    except OSError:
+        return
+    submission.checks[name] = data if data is not None else b"(larger than the cap)"
+
+
 def _folder_problem(path: str, base: str) -> str | None:
     info = os.lstat(path)
     if stat.S_ISLNK(info.st_mode):
@@ -137,81 +224,3 @@ def _read_capped(path: str) -> bytes | None:
     with os.fdopen(descriptor, "rb") as stream:
         data = stream.read(MAX_FILE_BYTES + 1)
     return None if len(data) > MAX_FILE_BYTES else data
-
-
-# --- zip archives -------------------------------------------------------------------------------
-
-def _read_zip(path: Path, editable: tuple[str, ...], submission: Submission) -> None:
-    try:
-        with zipfile.ZipFile(path) as archive:
-            members = archive.infolist()
-            if len(members) > MAX_MEMBERS:
-                submission.notes.append(f"refused the archive: more than {MAX_MEMBERS:,} members")
-                return
-            usable = _usable_members(members, submission)
-            prefix = _prefix(list(usable), editable)
-            for name in editable:
-                member = usable.get(prefix + name)
-                if member is not None:
-                    _read_member(archive, member, name, submission)
-    except (zipfile.BadZipFile, OSError, EOFError) as error:
-        submission.notes.append(f"the archive cannot be read ({error})")
-
-
-def _member_problem(member: zipfile.ZipInfo) -> str | None:
-    name = member.filename.replace("\\", "/")
-    if name.startswith("/") or _DRIVE.match(name):
-        return "an absolute path"
-    if ".." in PurePosixPath(name).parts:
-        return "a path that leaves the folder (..)"
-    if stat.S_ISLNK(member.external_attr >> 16):
-        return "a symbolic link"
-    return None
-
-
-def _usable_members(members: list[zipfile.ZipInfo],
-                    submission: Submission) -> dict[str, zipfile.ZipInfo]:
-    """The regular file members by name; the ones refused for their path or kind are noted."""
-    usable, refused = {}, []
-    for member in members:
-        problem = _member_problem(member)
-        if problem:
-            refused.append(f"{member.filename!r} ({problem})")
-        elif not member.is_dir():
-            usable[member.filename] = member
-    if refused:
-        more = f" and {len(refused) - NOTED_NAMES} more" if len(refused) > NOTED_NAMES else ""
-        submission.notes.append(f"refused zip members: {', '.join(refused[:NOTED_NAMES])}{more}")
-    return usable
-
-
-def _prefix(names: list[str], editable: tuple[str, ...]) -> str:
-    """The folder inside the archive that holds the submission: the one where most of the files
-    to grade are (a zip of the folder itself has them under ``folder/``)."""
-    found: dict[str, int] = {}
-    for name in names:
-        for wanted in editable:
-            if name == wanted or name.endswith("/" + wanted):
-                prefix = name[:len(name) - len(wanted)]
-                if not prefix.startswith("__MACOSX/"):
-                    found[prefix] = found.get(prefix, 0) + 1
-    if not found:
-        return ""
-    return min(found, key=lambda prefix: (-found[prefix], len(prefix), prefix))
-
-
-def _read_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo, name: str,
-                 submission: Submission) -> None:
-    if member.file_size > MAX_FILE_BYTES:
-        submission.notes.append(f"refused {name}: larger than {MAX_FILE_BYTES:,} bytes")
-        return
-    try:
-        with archive.open(member) as stream:
-            data = stream.read(MAX_FILE_BYTES + 1)
-    except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError) as error:
-        submission.notes.append(f"refused {name}: cannot be unpacked ({error})")
-        return
-    if len(data) > MAX_FILE_BYTES:      # the stated size was a lie
-        submission.notes.append(f"refused {name}: larger than {MAX_FILE_BYTES:,} bytes")
-    else:
-        submission.files[name] = data

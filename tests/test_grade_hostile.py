@@ -1,0 +1,414 @@
+"""The class grader against hostile hand-ins: forgeries, tampered check files, crashers of the
+grader itself, a fork bomb beside an honest hand-in, signals. Each class is written here and run
+through tools/grade.py; the tests read the report's rows."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.test_grade import (  # noqa: F401  (exercise: a fixture, used by name)
+    ALL_PASS, EDITABLE, GRADE, HANG, exercise, solved, verdicts, write_folder, write_zip)
+from tools.grading import submissions
+from tools.grading.isolation import ACCOUNT_BASE
+from tools.grading.report import CSV_NAME, HTML_NAME, STOPPED
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTHING = ["not written"] * 3 + ["not attempted"] * 2
+
+
+def with_code(code: str) -> dict[str, str]:
+    """A hand-in that wrote piece 1 alone, whose AI_Agent.py runs ``code`` when the check
+    imports it."""
+    agent = solved(("AI_Agent.py",))["AI_Agent.py"]
+    return {"AI_Agent.py": agent + "\n\n" + code.strip("\n") + "\n"}
+
+
+def read_rows(folder: Path) -> dict[str, dict[str, str]]:
+    with open(folder / CSV_NAME, newline="", encoding="utf-8") as stream:
+        return {row["name"]: row for row in csv.DictReader(stream)}
+
+
+# Writes a passing verdict everywhere a grader could read one (the box's old result file, every
+# descriptor it can open), copies the shipped tables in, and kills the check.
+FORGE = '''
+import glob as _glob, json as _json, os as _os, shutil as _shutil, signal as _signal
+_forged = _json.dumps({{"format": 1, "tables": {{"X": None, "O": None}}, "pieces": [
+    {{"number": _n, "verdict": "passed", "message": ""}} for _n in range(1, 6)]}})
+for _path in ["../out/result.json", "out/result.json", *_glob.glob("/proc/[0-9]*/fd/*")]:
+    try:
+        with open(_path, "w") as _file:
+            _file.write(_forged)
+    except OSError:
+        pass
+for _side in "XO":
+    for _source in ({data!r} + f"/Q_MC_{{_side}}.pth", f"Data/Q_MC_{{_side}}.pth"):
+        try:
+            _shutil.copy(_source, f"../out/tables/{{_side}}.pth")
+        except OSError:
+            pass
+_os.kill(_os.getppid(), _signal.SIGKILL)
+'''
+
+# Inside each piece's own process: writes "passed" where that process reports, then leaves.
+FORGE_IN_PIECE = '''
+import json as _json, os as _os, sys as _sys
+if "--result" in _sys.argv:
+    _fake = {"verdict": "passed", "message": ""}
+    if "--train" in _sys.argv:
+        _fake.update(episodes=1, stopped=False, opponent="Random_Agent", unbeatable=True,
+                     line=None, exact={"random": [1, 0, 0], "advanced": [1, 0, 0]})
+    with open(_sys.argv[_sys.argv.index("--result") + 1], "w") as _file:
+        _file.write(_json.dumps(_fake))
+    _os._exit(0)
+'''
+
+# Rewrites the trusted self-check in its copy so that every piece "passes".
+REWRITE = '''
+for _name in ("selfcheck/run.py", "check.py"):
+    try:
+        with open(_name, "w") as _file:
+            _file.write("import sys, json\\nprint('passed')\\n")
+    except OSError:
+        pass
+'''
+
+FORK_BOMB = '''
+import os as _os, time as _time
+while True:
+    try:
+        _os.fork()
+    except OSError:
+        _time.sleep(0.5)
+'''
+
+CORE_PATTERN = '''
+try:
+    open("/proc/sys/kernel/core_pattern", "a").close()
+    _found = "core_pattern OPENED"
+except OSError as _error:
+    _found = "core_pattern refused: " + _error.strerror
+raise RuntimeError(_found)
+'''
+
+SURROGATE = '''
+raise ValueError("bad \\ud800 byte and \\u202e reversed")
+'''
+
+DEEP = '''
+import os as _os
+_fd = _os.open(_os.environ["HOME"], _os.O_RDONLY)
+for _ in range(3000):
+    try:
+        _os.mkdir("d", dir_fd=_fd)
+    except FileExistsError:
+        pass
+    _next = _os.open("d", _os.O_RDONLY, dir_fd=_fd)
+    _os.close(_fd)
+    _fd = _next
+'''
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory, exercise):
+    """The hostile class, graded two at a time beside an honest hand-in."""
+    base = tmp_path_factory.mktemp("grade-hostile")
+    hand_ins = base / "hand-ins"
+    hand_ins.mkdir()
+    tampered = write_folder(hand_ins / "tampered", {
+        "check.py": "import sys\nprint('all pass')\nsys.exit(0)\n",
+        "selfcheck/run.py": "# always passed\n", "selfcheck/extra.py": "# new\n",
+        ".github/workflows/classroom.yml": "on: push\n"})
+    made = {
+        "forger": with_code(FORGE.format(data=str(ROOT / "Data"))),
+        "rewriter": with_code(REWRITE),
+        "inside": {"AI_Agent.py": (exercise / "AI_Agent.py").read_text(encoding="utf-8")
+                   + FORGE_IN_PIECE},
+        "stubs": {},
+        "bomber": with_code(FORK_BOMB),
+        "honest": solved(),
+        "knob": with_code(CORE_PATTERN),
+        "surrogate": with_code(SURROGATE),
+        "deep": with_code(DEEP),
+    }
+    (hand_ins / "stubs").mkdir()
+    paths = [write_folder(hand_ins / name, files) for name, files in made.items()]
+    env = {**os.environ, "TMPDIR": str(base)}
+    done = subprocess.run([sys.executable, str(GRADE), *map(str, paths), str(tampered),
+                           "--out", str(base / "report"), "--timeout", "60", "--jobs", "2"],
+                          cwd=base, capture_output=True, text=True, timeout=900, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done, read_rows(base / "report"), base
+
+
+@pytest.mark.slow
+def test_a_forged_verdict_and_a_killed_check_pass_nothing(hostile):
+    _, rows, _ = hostile
+    forger = rows["forger"]
+    assert forger["status"].startswith("killed"), forger
+    assert forger["total"] == "0" and "passed" not in verdicts(forger)
+    assert forger["X vs random wins"] == ""
+
+
+@pytest.mark.slow
+def test_a_verdict_forged_inside_each_piece_is_flagged_on_the_stubs(hostile):
+    """The pieces' own processes report "passed" for stubs: the check believes them, the grader
+    sees that every function is still the issued stub."""
+    _, rows, _ = hostile
+    inside = rows["inside"]
+    assert verdicts(inside) == ["flagged"] * 5 and inside["total"] == "0", inside
+    assert "piece 1 passed with AI_Agent.py: AI_Agent.epsilon_greedy still the issued stub" \
+        in inside["flags"]
+
+
+@pytest.mark.slow
+def test_the_trusted_check_cannot_be_rewritten_from_inside(hostile):
+    _, rows, _ = hostile
+    rewriter = rows["rewriter"]
+    assert rewriter["status"] == "graded" and verdicts(rewriter)[1:3] == ["not written"] * 2
+    assert rewriter["total"] == "30"          # piece 1, which it did write
+
+
+@pytest.mark.slow
+def test_tampered_check_files_are_flagged_and_not_used(hostile):
+    _, rows, _ = hostile
+    tampered = rows["tampered"]
+    assert verdicts(tampered) == NOTHING and tampered["total"] == "0"
+    assert tampered["flags"].startswith("check files differ from the issued ones: ")
+    for name in (".github/workflows/classroom.yml", "check.py", "selfcheck/extra.py"):
+        assert name in tampered["flags"]
+    assert rows["stubs"]["flags"] == "" and verdicts(rows["stubs"]) == NOTHING
+
+
+@pytest.mark.slow
+def test_a_fork_bomb_costs_its_neighbour_nothing(hostile):
+    done, rows, _ = hostile
+    if "an unprivileged account of its own" not in done.stdout \
+            and "user namespace" not in done.stdout:
+        pytest.skip("processes are not counted apart on this system")
+    honest = rows["honest"]
+    assert honest["status"] == "graded" and verdicts(honest) == ALL_PASS, honest
+    assert honest["total"] == "120" and honest["X vs random wins"] != ""
+    assert rows["bomber"]["total"] == "0"
+
+
+@pytest.mark.slow
+def test_proc_sys_is_read_only_for_a_hand_in(hostile):
+    done, rows, _ = hostile
+    note = rows["knob"]["note"]
+    assert "core_pattern refused" in note and "OPENED" not in note, note
+
+
+@pytest.mark.slow
+def test_a_check_that_cannot_print_a_message_costs_one_line(hostile):
+    """A message with a lone surrogate takes the check down; the row says so in one line."""
+    _, rows, _ = hostile
+    surrogate = rows["surrogate"]
+    assert surrogate["total"] == "0" and "\n" not in surrogate["note"]
+    assert "\ud800" not in surrogate["note"]
+
+
+def test_surrogates_and_bidi_characters_in_a_verdict_are_escaped():
+    from tools.grading.report import csv_text, table
+    from tools.grading.page import Context, html_page
+    from tools.grading.results import make_row
+    from tools.grading.sandbox import Limits, Outcome
+
+    verdict = json.dumps({"format": 1, "tables": {}, "pieces": [
+        {"number": 1, "verdict": "failed", "message": "bad \ud800 byte and \u202e reversed"}]})
+    row = make_row(submissions.Submission("s\u202ex", "s"),
+                   Outcome(1, False, 1.0, "", "", verdict.encode()), Limits(), None)
+    cells = table([row])
+    text = csv_text(cells)
+    assert "piece 1: bad \\ud800 byte and \\u202e reversed" in text
+    text.encode("utf-8")                                  # no surrogate is left to fail on
+    page = html_page(cells, Context("t", "now", "i", "l"), b"")
+    assert "\u202e" not in page and "\\u202e" in page
+
+
+@pytest.mark.slow
+def test_thousands_of_nested_folders_are_cleaned_up(hostile):
+    _, rows, base = hostile
+    assert rows["deep"]["status"] == "graded" and rows["deep"]["total"] == "30"
+    assert not list(base.glob("grade-run-*")), "the grader left its run folder"
+
+
+# --- hand-ins that never reach a sandbox -------------------------------------------------------
+
+def damaged_zips(folder: Path) -> dict[str, Path]:
+    """Zips damaged the ways a class's are: bad deflate data, a version no one has, a name
+    flagged UTF-8 that is not, two members of one name."""
+    files = {"AI_Agent.py": "x = 1\n" * 200, "MC_Trainer.py": "y = 2\n" * 200}
+    made = {}
+    path = folder / "deflate.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    data = bytearray(path.read_bytes())
+    start = data.index(b"AI_Agent.py") + len("AI_Agent.py")
+    data[start + 5:start + 40] = b"\xff" * 35          # inside the compressed data
+    path.write_bytes(bytes(data))
+    made["deflate"] = path
+    path = folder / "version.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        info = zipfile.ZipInfo("AI_Agent.py")
+        archive.writestr(info, "x = 1\n")
+    data = bytearray(path.read_bytes())
+    for at in (0, data.rindex(b"PK\x01\x02")):
+        offset = 4 if at == 0 else 6
+        data[at + offset:at + offset + 2] = (100).to_bytes(2, "little")   # "version 10.0"
+    path.write_bytes(bytes(data))
+    made["version"] = path
+    path = folder / "utf8.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        info = zipfile.ZipInfo("caf\u00e9.py")
+        archive.writestr(info, "z = 3\n")
+    data = bytearray(path.read_bytes())
+    data = data.replace("caf\u00e9".encode("utf-8"), b"caf\xe9\xe9")  # not UTF-8 any more
+    central = data.rindex(b"PK\x01\x02")
+    data[central + 8] |= 0x08          # general purpose flag bit 11: "the name is UTF-8"
+    data[8] |= 0x08
+    path.write_bytes(bytes(data))
+    made["utf8"] = path
+    path = folder / "twice.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("AI_Agent.py", "first\n")
+        with pytest.warns(UserWarning):
+            archive.writestr("AI_Agent.py", "second\n")
+    made["twice"] = path
+    return made
+
+
+def test_damaged_zips_get_a_one_line_row_each(tmp_path):
+    made = damaged_zips(tmp_path)
+    read = {name: submissions.read_submission(path, EDITABLE, {}) for name, path in made.items()}
+    assert "AI_Agent.py" not in read["deflate"].files and not read["deflate"].refused
+    assert any(note.startswith("refused AI_Agent.py: cannot be unpacked") for note in
+               read["deflate"].notes), read["deflate"].notes
+    assert any("version" in note for note in read["version"].notes + [read["version"].refused])
+    assert read["utf8"].refused.startswith("the archive cannot be read")
+    assert read["twice"].refused.startswith("the archive holds two members named AI_Agent.py")
+    for submission in read.values():
+        assert "\n" not in submission.refused + " ".join(submission.notes)
+
+
+def test_randomly_damaged_zips_never_raise(tmp_path):
+    good = tmp_path / "good.zip"
+    write_zip(good, {name: f"# {name}\n" * 50 for name in EDITABLE}, inside="s/").close()
+    original = good.read_bytes()
+    generator = random.Random(20)
+    for number in range(300):
+        data = bytearray(original)
+        for _ in range(generator.randint(1, 8)):
+            data[generator.randrange(len(data))] = generator.randrange(256)
+        path = tmp_path / f"damaged-{number}.zip"
+        path.write_bytes(bytes(data))
+        read = submissions.read_submission(path, EDITABLE, {})
+        assert isinstance(read.files, dict) and "\n" not in read.refused
+
+
+@pytest.mark.slow
+def test_a_class_of_crashers_gets_its_report(tmp_path):
+    hand_ins = tmp_path / "hand-ins"
+    hand_ins.mkdir()
+    made = damaged_zips(hand_ins)
+    os.mkfifo(hand_ins / "fifo")
+    (hand_ins / "notes.txt").write_text("not a hand-in")
+    bidi = hand_ins / "mal\u202elory\x07"
+    bidi.mkdir()
+    latin = os.fsdecode(os.fsencode(str(hand_ins)) + b"/caf\xe9")
+    os.mkdir(latin)
+    paths = [*made.values(), hand_ins / "fifo", hand_ins / "notes.txt", bidi, Path(latin)]
+    out = os.fsdecode(b"r\xe9port")               # the teacher's folder, in Latin-1 bytes
+    done = subprocess.run([sys.executable, str(GRADE), *map(str, paths), "--out", out,
+                           "--timeout", "60"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "r\\xe9port" in done.stdout
+    rows = read_rows(tmp_path / out)
+    assert rows["fifo"]["status"] == "refused" and "FIFO" in rows["fifo"]["note"]
+    assert rows["notes"]["note"] == "not a folder and not a zip archive"
+    assert rows["twice"]["status"] == "refused" and rows["utf8"]["status"] == "refused"
+    assert rows["deflate"]["status"] == "graded"
+    assert "mal\\u202elory\\u0007" in rows and "caf\\xe9" in rows, list(rows)
+    page = (tmp_path / out / HTML_NAME).read_text(encoding="utf-8")
+    assert "\u202e" not in page and "mal\\u202elory" in page
+    assert (tmp_path / out / "results.png").read_bytes().startswith(b"\x89PNG")
+
+
+# --- signals and a full disk -------------------------------------------------------------------
+
+def sandbox_processes() -> list[int]:
+    """The processes running as one of the sandboxes' accounts."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid >= ACCOUNT_BASE:
+                found.append(int(entry))
+        except OSError:
+            pass
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("number, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_stops_everything_and_keeps_the_report(tmp_path, number, status):
+    write_folder(tmp_path / "stuck", with_code(HANG))
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    grader = subprocess.Popen([sys.executable, str(GRADE), "stuck", "--timeout", "300"],
+                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env=env)
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob("grade-run-*/box-*/repo/check.py")):
+        assert time.monotonic() < deadline and grader.poll() is None, "no sandbox started"
+        time.sleep(0.2)
+    time.sleep(3)                   # well into the check of the stuck submission
+    grader.send_signal(number)
+    grader.communicate(timeout=60)
+    assert grader.returncode == status
+    assert not list(tmp_path.glob("grade-run-*")), "the run folder outlived the grader"
+    assert not sandbox_processes(), "a sandbox outlived the grader"
+    rows = read_rows(tmp_path / "grading-report")
+    assert rows["stuck"]["status"] == STOPPED
+
+
+@pytest.mark.slow
+def test_a_full_disk_keeps_the_grades_in_a_fallback_file(tmp_path):
+    if os.geteuid() != 0 or subprocess.run(["unshare", "--mount", "true"]).returncode != 0:
+        pytest.skip("needs a mount namespace to make a full disk")
+    (tmp_path / "empty").mkdir()
+    full, spare = tmp_path / "full", tmp_path / "spare"
+    full.mkdir()
+    spare.mkdir()
+    script = (f"mount -t tmpfs -o size=64k tmpfs {full} && "
+              f"(dd if=/dev/zero of={full}/filler bs=4k 2>/dev/null; true) && "
+              f"exec {sys.executable} {GRADE} empty --out {full} --timeout 60")
+    done = subprocess.run(["unshare", "--mount", "sh", "-c", script], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "TMPDIR": str(spare)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    [fallback] = list(spare.glob("grade-report-*.csv"))
+    assert f"the grades are in {fallback}" in done.stderr
+    with open(fallback, newline="", encoding="utf-8") as stream:
+        [row] = list(csv.DictReader(stream))
+    assert row["name"] == "empty" and verdicts(row) == NOTHING and row["total"] == "0"
+
+
+def test_weights_give_the_total(tmp_path):
+    from tools.grading.report import csv_text, table
+    from tools.grading.results import Row
+
+    row = Row("s", "graded", verdicts={1: "passed", 2: "failed", 3: "passed"},
+              points={1: 30, 3: 40})
+    [cells] = list(csv.DictReader(csv_text(table([row])).splitlines()))
+    assert cells["total"] == "70" and cells["points 2"] == "0" and cells["points 3"] == "40"

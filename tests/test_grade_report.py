@@ -1,0 +1,159 @@
+"""The class report's parts, quickly: points and totals, flags, the page at 1280 pixels, the
+"not available here" line and the defaults a teacher gets."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+from pathlib import Path
+
+from tests.test_grade import exercise  # noqa: F401  (a fixture, used by name)
+from tools import grade
+from tools.grading import isolation, results
+from tools.grading.measure import Measure
+from tools.grading.page import FOLD_AT, Context, html_page
+from tools.grading.report import csv_text, table
+from tools.grading.sandbox import Limits, Outcome
+from tools.grading.submissions import Submission, changed_checks
+
+ROOT = Path(__file__).resolve().parent.parent
+ALL_PASSED = {"format": 1, "tables": {"X": None, "O": None},
+              "pieces": [{"number": n, "verdict": "passed", "message": ""} for n in range(1, 6)]}
+
+
+def row_of(verdict: dict, measure_tables=None, weights=results.CLASSROOM_WEIGHTS,
+           box: str = "") -> results.Row:
+    outcome = Outcome(0, False, 1.0, "", "", json.dumps(verdict).encode(), box=box)
+    return results.make_row(Submission("s", "s"), outcome, Limits(), measure_tables, weights)
+
+
+def cells_of(row: results.Row) -> dict[str, str]:
+    [cells] = list(csv.DictReader(csv_text(table([row])).splitlines()))
+    return cells
+
+
+def test_the_total_is_the_classroom_points_of_the_pieces_passed():
+    verdict = {**ALL_PASSED, "pieces": [{**piece, "verdict": "failed", "message": "no"}
+                                        if piece["number"] == 2 else piece
+                                        for piece in ALL_PASSED["pieces"]]}
+    cells = cells_of(row_of(verdict))
+    assert [cells[f"points {n}"] for n in range(1, 6)] == ["30", "0", "40", "10", "10"]
+    assert cells["total"] == "90"
+
+
+def test_weights_can_be_set_on_the_command_line():
+    args = grade.parse_args(["somewhere", "--weights", "1,2,3,4,5"])
+    assert cells_of(row_of(ALL_PASSED, weights=args.weights))["total"] == "15"
+
+
+def test_a_table_holding_a_shipped_one_is_flagged_and_earns_nothing(tmp_path):
+    box = tmp_path
+    (box / "out" / "tables").mkdir(parents=True)
+    verdict = {**ALL_PASSED, "tables": {"X": str(box / "out" / "tables" / "X.pth"), "O": None}}
+    outcome = Outcome(0, False, 1.0, "", "", json.dumps(verdict).encode(),
+                      tables={"X.pth": b"table bytes"}, box=str(box))
+    shipped = Measure((1.0, 0.0, 0.0), (0.9, 0.0, 0.1), True, "Data/Q_MC_X.pth")
+    row = results.make_row(Submission("s", "s"), outcome, Limits(),
+                           lambda tables: {side: shipped for side in tables})
+    cells = cells_of(row)
+    assert cells["piece 3"] == "flagged" and cells["points 3"] == "0" and cells["total"] == "80"
+    assert cells["flags"] == "the X table holds the shipped Data/Q_MC_X.pth"
+
+
+def test_changed_check_files_are_named_and_line_endings_are_no_change():
+    issued = {"check.py": b"a\nb\n", "selfcheck/run.py": b"run\n", "AI_Agent.py": b"stub\n"}
+    assert changed_checks({"check.py": b"a\r\nb\r\n", "selfcheck/run.py": b"run\n"}, issued) == []
+    [flag] = changed_checks({"check.py": b"exit(0)\n", ".github/workflows/x.yml": b"on: push\n",
+                             "selfcheck/run.py": b"run\n"}, issued)
+    assert flag == ("check files differ from the issued ones: .github/workflows/x.yml, "
+                    "check.py")
+
+
+def test_long_notes_fold_and_the_page_keeps_to_the_screen():
+    row = results.Row("s", "graded", verdicts={1: "failed"}, messages={1: "why " * 400})
+    page = html_page(table([row]), Context("t", "now", "isolation", "limits"), b"")
+    assert "<details><summary>" in page and "max-width: 1260px" in page
+    summary = page.split("<summary>")[1].split("</summary>")[0]
+    assert len(summary) <= FOLD_AT + 3
+    assert page.count("<th>") < 20      # one cell per piece and per opponent, not per number
+
+
+def test_not_available_lists_only_the_protections_that_were_missing(monkeypatch, tmp_path):
+    def probe(candidate, run_dir, python):
+        return "no such account here" if candidate.accounts else None
+
+    monkeypatch.setattr(isolation, "probe", probe)
+    monkeypatch.setattr(isolation.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(isolation.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(isolation.sys, "platform", "linux")
+    chosen, missing = isolation.detect_isolation(tmp_path)
+    assert chosen.read_only and not chosen.accounts
+    assert missing == ["an unprivileged account per submission (no such account here)"]
+
+
+def test_jobs_default_to_the_cores():
+    assert grade.parse_args(["somewhere"]).jobs == min(grade.CORES, grade.MAX_JOBS)
+
+
+def test_a_piece_left_as_the_issued_stub_is_named_and_a_pass_on_it_is_flagged(exercise):
+    from tools.grade import read_tree
+    from tools.grading.stubs import untouched
+    from tools.grading.submissions import editable_files
+
+    issued = read_tree(exercise)
+    editable = editable_files(issued)
+    solved = {name: (ROOT / name).read_bytes() for name in editable}
+    assert untouched(issued, solved, editable) == {}
+    commented = {**solved, "MC_Trainer.py": issued["MC_Trainer.py"] + b"\n# only a comment\n"}
+    assert untouched(issued, commented, editable) == {
+        2: "MC_Trainer.py: Generate_episode", 3: "MC_Trainer.py: main",
+        4: "MC_Trainer.py: Generate_episode"}
+    submission = Submission("s", "s", untouched={1: "AI_Agent.py: AI_Agent.epsilon_greedy"})
+    outcome = Outcome(0, False, 1.0, "", "", json.dumps(ALL_PASSED).encode())
+    row = results.make_row(submission, outcome, Limits(), None)
+    assert row.verdicts[1] == "flagged" and row.total == 90
+
+
+def test_the_csv_is_written_again_after_each_row_and_the_rest_is_marked_at_the_end(tmp_path):
+    from tools.grading.report import STOPPED, Report
+
+    report = Report(tmp_path, ["first", "second", "third"], Context("t", "now", "i", "l"))
+    report.add(1, results.Row("second", "graded", verdicts={1: "passed"}, points={1: 30},
+                              output="what it printed"))
+    with open(tmp_path / "report.csv", newline="", encoding="utf-8") as stream:
+        assert [row["name"] for row in csv.DictReader(stream)] == ["second"]
+    assert (tmp_path / "logs" / "02-second.txt").read_text() == "what it printed"
+    report.finish(stopped=True)
+    with open(tmp_path / "report.csv", newline="", encoding="utf-8") as stream:
+        rows = list(csv.DictReader(stream))
+    assert [(row["name"], row["status"]) for row in rows] == [
+        ("first", STOPPED), ("second", "graded"), ("third", STOPPED)]
+    assert (tmp_path / "report.html").is_file() and (tmp_path / "results.png").is_file()
+
+
+def test_with_no_room_anywhere_the_grades_are_kept_to_be_printed(tmp_path, monkeypatch):
+    from tools.grading import report as report_module
+
+    (tmp_path / "taken").write_text("a file where the report folder should be")
+    monkeypatch.setattr(report_module.tempfile, "gettempdir", lambda: str(tmp_path / "no"))
+    monkeypatch.setattr(report_module.os.path, "expanduser", lambda path: str(tmp_path / "no"))
+    report = report_module.Report(tmp_path / "taken", ["a"], Context("t", "now", "i", "l"))
+    report.add(0, results.Row("a", "graded", verdicts={1: "passed"}, points={1: 30}))
+    assert report.finish() == [] and report.problem and report.fallback is None
+    [row] = list(csv.DictReader(report.grades.decode("utf-8").splitlines()))
+    assert row["name"] == "a" and row["total"] == "30"
+
+
+def test_the_box_gets_no_shipped_table_and_no_file_of_the_hand_in_but_its_own(exercise):
+    from tools.grade import read_tree
+    from tools.grading.sandbox import box_files
+
+    issued = read_tree(exercise)
+    assert "Data/Q_MC_X.pth" in issued and "Data/Q_MC_O.pth" in issued
+    handed = Submission("s", "s", files={"AI_Agent.py": b"# mine\n",
+                                         "selfcheck/run.py": b"# always passed\n"})
+    files = box_files(issued, handed, ("AI_Agent.py",))
+    assert not [name for name in files if name.startswith("Data/") and name.endswith(".pth")]
+    assert files["AI_Agent.py"] == b"# mine\n"
+    assert files["selfcheck/run.py"] == issued["selfcheck/run.py"]

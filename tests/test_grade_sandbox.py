@@ -1,0 +1,190 @@
+"""The class grader's sandbox, protection by protection: a program run in a box exactly as a
+submission's check is (the isolation this system allows, found by the grader's own probe) tries
+each way out, and the test looks at what it could do. A protection this system cannot give is
+skipped, naming what is missing; the report says the same."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tools.grading.box import new_box, remove, write_tree
+from tools.grading.isolation import account, detect_isolation, sealing_for
+from tools.grading.measure import MeasureError, Measure, measure_all
+from tools.grading.sandbox import Limits, environment, run_program
+
+ROOT = Path(__file__).resolve().parent.parent
+SHM_KEY = 0x5EED_2020
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory):
+    """Run Python source in a fresh box (slot 0 unless told), as a submission's check runs."""
+    run_dir = tmp_path_factory.mktemp("grade-run")
+    # Beside the run folder's closed parent, not under it: a folder the hiding must cover.
+    hand_ins = Path(tempfile.mkdtemp(prefix="hand-ins-"))
+    (hand_ins / "alice").mkdir()
+    (hand_ins / "alice" / "AI_Agent.py").write_text("# alice's answer\n")
+    os.chmod(hand_ins, 0o755)
+    isolation, _ = detect_isolation(run_dir, sealing_for(sys.executable, [ROOT / "Data",
+                                                                          hand_ins], run_dir))
+
+    def run(source: str, slot: int = 0, files: dict[str, bytes] | None = None) -> dict:
+        box = new_box(run_dir, account(slot) if isolation.accounts else None)
+        try:
+            write_tree(box / "repo", files or {"check.py": b"# the grader's\n"})
+            command = isolation.command(sys.executable, Limits(seconds=60), box, [
+                sys.executable, "-c", textwrap.dedent(source)], slot)
+            done = run_program(command, box / "repo", environment(box), Limits(seconds=60))
+        finally:
+            remove(box)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    run.isolation, run.hand_ins = isolation, hand_ins
+    yield run
+    shutil.rmtree(hand_ins)
+
+
+def needs(sandbox, feature: str) -> None:
+    if feature not in sandbox.isolation.features():
+        pytest.skip(f"this system does not allow {feature}")
+
+
+def test_proc_sys_cannot_be_opened_for_writing(sandbox):
+    needs(sandbox, "read-only file systems")
+    answer = sandbox("""
+        import json
+        try:
+            open("/proc/sys/kernel/core_pattern", "a").close()
+            print(json.dumps("opened"))
+        except OSError as error:
+            print(json.dumps(error.strerror))
+    """)
+    assert answer in ("Read-only file system", "Permission denied")
+
+
+def test_sysv_shared_memory_does_not_outlive_the_box(sandbox):
+    needs(sandbox, "PID and IPC namespaces")
+    source = f"""
+        import ctypes, json
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.shmget.restype = ctypes.c_int
+        made = libc.shmget({SHM_KEY}, 1 << 20, 0o1666)        # IPC_CREAT, rw for all
+        print(json.dumps(made >= 0))
+    """
+    assert sandbox(source) is True
+    with open("/proc/sysvipc/shm", encoding="ascii") as table:
+        keys = [int(line.split()[0]) for line in list(table)[1:] if line.strip()]
+    assert SHM_KEY not in keys, "a box's shared memory segment is in the grader's namespace"
+    seen = sandbox(f"""
+        import ctypes, json
+        libc = ctypes.CDLL(None, use_errno=True)
+        print(json.dumps(libc.shmget({SHM_KEY}, 0, 0) >= 0))    # no IPC_CREAT: find it
+    """)
+    assert seen is False, "the next box found the last one's shared memory"
+
+
+def test_each_slot_runs_as_an_unprivileged_account_of_its_own(sandbox):
+    needs(sandbox, "an unprivileged account per submission")
+    source = """
+        import json, os
+        print(json.dumps([os.getuid(), os.geteuid(), os.getgroups()]))
+    """
+    first, second = sandbox(source, slot=0), sandbox(source, slot=1)
+    assert first[0] == first[1] == account(0) and second[0] == account(1)
+    assert first[0] != 0 and first[2] in ([], [account(0)])
+
+
+def test_nothing_outside_the_box_output_can_be_written(sandbox, tmp_path):
+    needs(sandbox, "read-only file systems")
+    target = tmp_path / "teacher.txt"
+    target.write_text("the teacher's")
+    os.chmod(tmp_path, 0o777)           # even a folder open to everyone
+    os.chmod(target, 0o666)
+    answer = sandbox(f"""
+        import json, os
+        results = {{}}
+        for path in ({str(target)!r}, "check.py", "selfcheck.py", "../out/tables/x.pth",
+                     os.path.join(os.environ["HOME"], "x"),
+                     os.path.join(os.environ["TMPDIR"], "x")):
+            try:
+                with open(path, "a") as stream:
+                    stream.write("changed")
+                results[os.path.basename(path)] = "written"
+            except OSError as error:
+                results[os.path.basename(path)] = error.strerror
+        print(json.dumps(results))
+    """)
+    assert answer["teacher.txt"] != "written" and answer["check.py"] != "written"
+    assert answer["selfcheck.py"] != "written"       # no new file beside the trusted ones
+    assert answer["x.pth"] == answer["x"] == "written"
+    assert target.read_text() == "the teacher's"
+
+
+def test_the_shipped_tables_and_the_hand_ins_are_out_of_reach(sandbox):
+    needs(sandbox, "read-only file systems")
+    assert (ROOT / "Data" / "Q_MC_X.pth").is_file()
+    assert (sandbox.hand_ins / "alice" / "AI_Agent.py").is_file()
+    answer = sandbox(f"""
+        import json, os
+        print(json.dumps([os.path.exists({str(ROOT / "Data" / "Q_MC_X.pth")!r}),
+                          os.path.exists("Data/Q_MC_X.pth"),
+                          os.listdir({str(sandbox.hand_ins)!r})]))
+    """, files={"check.py": b"#\n", "Data/readme.txt": b"the tables are not here\n"})
+    assert answer == [False, False, []]
+
+
+def test_no_network_but_loopback(sandbox):
+    needs(sandbox, "no network")
+    answer = sandbox("""
+        import json, socket
+        print(json.dumps([name for _, name in socket.if_nameindex()]))
+    """)
+    assert set(answer) <= {"lo"}
+
+
+def test_no_capability_is_left(sandbox):
+    needs(sandbox, "read-only file systems")
+    answer = sandbox("""
+        import json
+        with open("/proc/self/status") as status:
+            caps = dict(line.split(":\\t") for line in status if line.startswith("Cap"))
+        print(json.dumps({name: int(value, 16) for name, value in caps.items()}))
+    """)
+    assert answer["CapEff"] == answer["CapPrm"] == answer["CapBnd"] == 0, answer
+
+
+def test_tables_are_measured_in_a_child_and_a_shipped_one_is_recognised(tmp_path):
+    shipped = {"X": str(ROOT / "Data" / "Q_MC_X.pth"), "O": str(ROOT / "Data" / "Q_MC_O.pth")}
+    found = measure_all({"X": (ROOT / "Data" / "Q_MC_X.pth").read_bytes(),
+                         "O": b"\x80\x02not a table"}, tmp_path, shipped, Limits())
+    assert isinstance(found["X"], Measure) and found["X"].shipped == "Data/Q_MC_X.pth"
+    assert 0.9 < found["X"].random[0] <= 1 and abs(sum(found["X"].random) - 1) < 1e-9
+    assert isinstance(found["O"], MeasureError)
+    assert "\n" not in str(found["O"]) and str(found["O"])
+
+
+def test_the_grader_itself_never_loads_a_table(monkeypatch, tmp_path):
+    """``measure_all`` starts a child: loading in the grader's process would hang it with a
+    stalling table, outside every limit."""
+    started = []
+    real = subprocess.Popen
+
+    def spy(command, *args, **kwargs):
+        started.append(command)
+        return real(command, *args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", spy)
+    found = measure_all({"O": (ROOT / "Data" / "Q_MC_O.pth").read_bytes()}, tmp_path, {},
+                        Limits())
+    assert isinstance(found["O"], Measure) and found["O"].shipped == ""
+    assert any("measure.py" in " ".join(map(str, command)) for command in started)

@@ -1,0 +1,243 @@
+"""How a submission's sandbox is sealed off: what this system allows, found once per grading run.
+
+Contract: ``detect_isolation(run_dir)`` returns the strongest ``Isolation`` that really works
+here, with a line for each stronger one that did not (the report shows them). Each candidate
+runs a probe inside a sandbox of its own that must report the expected account, no network
+interface but loopback, no way to write outside its box or into ``/proc/sys``, and the grader's
+own Python. ``Isolation.command`` is the whole command line for one sandbox.
+
+On Linux, with ``unshare`` (util-linux), as root or where user namespaces are allowed, the
+strongest: network, PID, IPC and mount namespaces; every file system read-only but the box's
+writable folders, ``/proc/sys`` too; the folders in ``Sealing.hide`` covered; ``setpriv`` takes
+away every capability and, when the grader runs as root, gives each sandbox an unprivileged
+account of its own (``ACCOUNT_BASE`` + its slot: no two sandboxes running at once share one, so
+each gets its own process limit). Closed folders on the way to the grader's Python (a Python
+under ``/root``, say) are opened for that account by ``launch.expose``, which shows only the
+names on the way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tools.grading import launch
+from tools.grading.box import box_folders, new_box, remove
+
+if TYPE_CHECKING:
+    from tools.grading.sandbox import Limits
+
+# Accounts no one has: the sandboxes' (root only). Slot n runs as ACCOUNT_BASE + n.
+ACCOUNT_BASE = 1_900_000_000
+PROBE_SECONDS = 60
+CORE_PATTERN = "/proc/sys/kernel/core_pattern"
+# Started in the sandbox instead of ``python check.py``: the check, made undumpable first, so
+# that another process of the same account can neither trace it nor open its descriptors (the
+# one the verdict leaves by above all).
+CHECKER = """
+import runpy, sys
+if sys.platform.startswith("linux"):
+    import ctypes
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)          # PR_SET_DUMPABLE, 0
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+# The probe reports its account, Python, network interfaces and what it can write, to confirm
+# that what an isolation promises is really on.
+PROBE = """
+import json, os, socket, sys
+import torch
+def can_write(path):
+    try:
+        with open(path, "a"):
+            pass
+        return True
+    except OSError:
+        return False
+print(json.dumps([os.getuid(), sys.version, [name for _, name in socket.if_nameindex()],
+                  can_write(os.path.join(sys.argv[1], ".probe")), can_write(sys.argv[2]),
+                  can_write(sys.argv[3])]))
+"""
+
+
+@dataclass(frozen=True)
+class Sealing:
+    """What the sandboxes of one run cover and must reach (found by ``sealing_for``)."""
+    hide: tuple[str, ...] = ()                          # folders covered by an empty one
+    reach: tuple[str, ...] = ()                         # paths the account must reach
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """How a sandbox is sealed off: the namespaces ``unshare`` makes and what they give."""
+    namespaces: tuple[str, ...] = ()
+    network: bool = False
+    pids: bool = False                         # also IPC: each sandbox's own SysV memory
+    read_only: bool = False                    # every file system read-only but the box's own
+    accounts: bool = False                     # an unprivileged account per sandbox
+    own_count: bool = False                    # the process limit counts its processes alone
+    tools: dict[str, str] = field(default_factory=dict)
+    sealing: Sealing = Sealing()
+
+    def describe(self) -> str:
+        parts = [f"network {'off (a namespace with no interfaces)' if self.network else 'ON'}",
+                 "PID and IPC namespaces " + ("on" if self.pids else "off"),
+                 "every file system read-only except its own copy's output, /proc/sys too"
+                 if self.read_only else "files writable wherever the account may write",
+                 "runs as an unprivileged account of its own" if self.accounts
+                 else "runs as the grader's own account"]
+        return "; ".join(parts)
+
+    def features(self) -> list[str]:
+        """What it gives, one phrase each (the report lists those that were not available)."""
+        found = {"no network": self.network, "PID and IPC namespaces": self.pids,
+                 "read-only file systems": self.read_only,
+                 "an unprivileged account per submission": self.accounts}
+        return [name for name, on in found.items() if on]
+
+    def command(self, python: str, limits: Limits, box: Path, run: list[str], slot: int = 0,
+                keep_fds: tuple[int, ...] = ()) -> list[str]:
+        """The command line that runs ``run`` (a program and its arguments) in ``box``."""
+        config = {"limits": limits.rlimits(self.own_count), "box": None,
+                  "drop": list(self.drop(slot)), "keep_fds": list(keep_fds)}
+        if self.read_only:
+            config.update(box=os.path.realpath(box), mount=self.tools["mount"],
+                          hide=list(self.sealing.hide),
+                          writable=[os.path.realpath(path) for path in box_folders(box)],
+                          expose=closed_folders([*self.sealing.reach, str(box)])
+                          if self.accounts else [])
+        prefix = [self.tools["unshare"], *self.namespaces, "--"] if self.namespaces else []
+        source = Path(launch.__file__).read_text(encoding="utf-8")
+        return [*prefix, python, "-I", "-B", "-c", source, json.dumps(config), *run]
+
+    def drop(self, slot: int) -> tuple[str, ...]:
+        if not self.read_only:
+            return ()
+        drop = (self.tools["setpriv"], "--no-new-privs", "--bounding-set=-all", "--inh-caps=-all")
+        if self.accounts:
+            uid = account(slot)
+            drop += (f"--reuid={uid}", f"--regid={uid}", "--clear-groups")
+        return (*drop, "--")
+
+
+def account(slot: int) -> int:
+    return ACCOUNT_BASE + slot
+
+
+def closed_folders(paths: list[str]) -> list[list]:
+    """Each folder on the way to ``paths`` that others may not enter, with the names inside it
+    that lead on, shallowest first: ``[[folder, [name, ...]], ...]``."""
+    closed: dict[str, set[str]] = {}
+    for path in paths:
+        for form in {os.path.abspath(path), os.path.realpath(path)}:
+            parts = Path(form).parts
+            for depth in range(1, len(parts)):
+                folder = os.path.join(*parts[:depth])
+                try:
+                    mode = os.stat(folder).st_mode
+                except OSError:
+                    break
+                if not mode & stat.S_IXOTH:
+                    closed.setdefault(folder, set()).add(parts[depth])
+    return [[folder, sorted(names)] for folder, names in
+            sorted(closed.items(), key=lambda item: (len(Path(item[0]).parts), item[0]))]
+
+
+def sealing_for(python: str, hide: list[Path], run_dir: Path) -> Sealing:
+    """The folders to cover (those of ``hide`` that exist and hold nothing a sandbox needs) and
+    the paths the account must reach (this Python's own)."""
+    reach = {python, os.path.realpath(python), sys.prefix, sys.base_prefix, sys.exec_prefix}
+    reach |= {entry for entry in sys.path if entry and os.path.isdir(entry)}
+
+    def needed(folder: str) -> bool:
+        return any(os.path.commonpath([folder, os.path.abspath(path)]) == folder
+                   or os.path.commonpath([folder, os.path.realpath(path)]) == folder
+                   for path in [*reach, str(run_dir)])
+
+    folders = sorted({os.path.realpath(path) for path in hide if os.path.isdir(path)})
+    kept = [folder for folder in folders if folder != "/" and not needed(folder)]
+    kept = [folder for folder in kept if not any(
+        other != folder and folder.startswith(other.rstrip("/") + "/") for other in kept)]
+    return Sealing(tuple(kept), tuple(sorted(reach)))
+
+
+def candidates(sealing: Sealing) -> list[Isolation]:
+    """The isolations to try, strongest first (the last one always works)."""
+    tools = {name: shutil.which(name) for name in ("unshare", "setpriv", "mount")}
+    if not sys.platform.startswith("linux") or tools["unshare"] is None:
+        return [Isolation()]
+    root = os.geteuid() == 0
+    # A user namespace lets an ordinary account make the others (as root inside it), and gives
+    # its processes a count of their own.
+    user = () if root else ("--user", "--map-root-user")
+    spaces = (*user, "--net", "--ipc", "--pid", "--fork", "--kill-child", "--mount-proc")
+    found = []
+    if all(tools.values()):
+        sealed = Isolation((*spaces, "--mount"), True, True, True, False, not root,
+                           tools, sealing)
+        if root:
+            found.append(replace(sealed, accounts=True, own_count=True))
+        found.append(sealed)
+    return found + [Isolation(spaces, True, True, own_count=not root, tools=tools),
+                    Isolation((*user, "--net"), True, own_count=not root, tools=tools),
+                    Isolation()]
+
+
+def detect_isolation(run_dir: Path, sealing: Sealing = Sealing(),
+                     python: str = sys.executable) -> tuple[Isolation, list[str]]:
+    """The strongest isolation that really works here, and each protection it lacks that a
+    stronger one would have given, with why that one did not work."""
+    refused: list[tuple[Isolation, str]] = []
+    chosen = Isolation()
+    for candidate in candidates(sealing):
+        problem = probe(candidate, run_dir, python)
+        if problem is None:
+            chosen = candidate
+            break
+        refused.append((candidate, problem))
+    missing: dict[str, str] = {}
+    for candidate, problem in refused:
+        for feature in candidate.features():
+            if feature not in chosen.features():
+                missing.setdefault(feature, problem)
+    return chosen, [f"{feature} ({problem})" for feature, problem in missing.items()]
+
+
+def probe(candidate: Isolation, run_dir: Path, python: str) -> str | None:
+    """``None`` when ``candidate`` works, else what went wrong (one line)."""
+    from tools.grading.sandbox import Limits, environment
+
+    box = new_box(run_dir, account(0) if candidate.accounts else None)
+    command = candidate.command(python, Limits(), box, [
+        python, "-c", PROBE, str(run_dir), str(box / "out" / ".probe"), CORE_PATTERN])
+    try:
+        done = subprocess.run(command, cwd=box / "repo", env=environment(box),
+                              capture_output=True, text=True, timeout=PROBE_SECONDS,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"{type(error).__name__}: {error}"
+    finally:
+        remove(box)
+    try:
+        uid, version, interfaces, outside, inside, knob = json.loads(done.stdout)
+    except (ValueError, TypeError):
+        lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
+        return lines[-1]
+    if done.returncode != 0 or not inside:
+        return f"the probe exited with status {done.returncode} or could not write its box"
+    if candidate.network and set(interfaces) - {"lo"}:
+        return "the network namespace still has interfaces"
+    if candidate.read_only and (outside or knob):
+        return "the probe could write outside its box or into /proc/sys"
+    if candidate.accounts and uid != account(0):
+        return f"the probe ran as uid {uid}"
+    if version != sys.version:
+        return f"the account cannot run this Python as it is (it got Python {version.split()[0]})"
+    return None

@@ -100,6 +100,39 @@ def show_q(repo: Path, writing: bool) -> str:
     return code(lines(run(repo, "Tester.py", "--show-q", "Data/Q_MC_X.pth", "--moves", "1,1 0,0")))
 
 
+def analyse(repo: Path, writing: bool) -> str:
+    printed = lines(run(repo, "Tester.py", "--analyse", "playout:scoring=score", "--moves", ""))
+    return code(printed.split("\n\n", 1)[1])          # the board, without its heading
+
+
+def tester_games(*args: str) -> Callable[[Path, bool], str]:
+    """A figure of ``python Tester.py ARGS``'s table of games."""
+    return lambda repo, writing: code(lines(run(repo, "Tester.py", *args)))
+
+
+NIM_SEEDS = range(10)
+NIM_SAID = re.compile(r"wins in (\d+) of (\d+) winning positions \(([\d.]+) %\).*?"
+                      r"it wins from (\d+) positions and loses from (\d+)", re.S)
+
+
+def nim(repo: Path, writing: bool) -> str:
+    """The judge's verdict on the course's training and the project's, seed by seed."""
+    rows = ["| seed | course's `train`: greedy move wins in | AI to move vs a perfect player: "
+            "wins / loses | `train_better`: greedy move wins in | wins / loses |",
+            "| --- | --- | --- | --- | --- |"]
+    for seed in NIM_SEEDS:
+        cells = []
+        for better in ([], ["--better"]):
+            said = NIM_SAID.search(run(repo, "nim/play.py", *better, "--seed", str(seed),
+                                       "--quiet", "--judge"))
+            if said is None:
+                raise FigureError(f"nim/play.py {' '.join(better)} --seed {seed}: no verdict")
+            won, of, share, wins, losses = said.groups()
+            cells += [f"{won} of {of} ({share} %)", f"{wins} / {losses}"]
+        rows.append(f"| {seed} | " + " | ".join(cells) + " |")
+    return "\n" + "\n".join(rows) + "\n\n"
+
+
 def dqn(repo: Path, writing: bool) -> str:
     started = time.perf_counter()
     printed = lines(run(repo, "DQN_Trainer.py", "--seed", "1")).splitlines()
@@ -156,7 +189,16 @@ FIGURES = {figure.name: figure for figure in (
     Figure("optimum", "instant", optimum), Figure("show-q", "instant", show_q),
     Figure("tests", "seconds", tests), Figure("curves", "seconds", curves),
     Figure("dqn", "minutes", dqn), Figure("compare", "minutes", compare),
-    Figure("selfcheck", "minutes", selfcheck), Figure("bench", "minutes", bench))}
+    Figure("selfcheck", "minutes", selfcheck), Figure("bench", "minutes", bench),
+    Figure("analyse", "instant", analyse), Figure("nim", "minutes", nim),
+    Figure("playout-minimax", "minutes",
+           tester_games("--x", "playout", "--o", "minimax", "--games", "200", "--both")),
+    Figure("mcts-minimax", "minutes",
+           tester_games("--x", "mcts", "--o", "minimax", "--games", "200", "--both")),
+    Figure("playout-advanced", "minutes",
+           tester_games("--x", "playout", "--o", "advanced", "--games", "1000", "--both")),
+    Figure("mcts-advanced", "minutes",
+           tester_games("--x", "mcts", "--o", "advanced", "--games", "1000", "--both")))}
 
 
 def documents(root: Path = ROOT) -> list[Path]:
@@ -210,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         for name, figure in FIGURES.items():
             where = ", ".join(str(p.relative_to(ROOT)) for p in found.get(name, [])) or "nowhere"
-            print(f"{name:<11} {figure.cost:<8} {where}")
+            print(f"{name:<17} {figure.cost:<8} {where}")
         return 0
     stale = []
     with tempfile.TemporaryDirectory(prefix="docs-figures-") as folder:

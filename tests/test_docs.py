@@ -74,7 +74,8 @@ def check_figures(cost: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
 
 
-def test_the_instant_figures_are_what_their_commands_print():
+@pytest.mark.slow
+def test_the_instant_figures_are_what_their_commands_print():   # processes: the full suite
     check_figures("instant")
 
 

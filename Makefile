@@ -52,11 +52,11 @@ train: venv
 dqn: venv
 	$(PY) DQN_Trainer.py $(ARGS)
 
-# The quick suite: every test but those marked slow (about two minutes on 2 cores).
+# The quick suite: every test but those marked slow (under 3 minutes on a busy 2-core machine).
 test: venv
 	$(PY) -m pytest -q -m "not slow" $(ARGS)
 
-# The full suite, the slow tests too (CI runs it; ten minutes or more on 2 cores).
+# The full suite, the slow tests too (CI runs it; about half an hour on a busy 2-core machine).
 test-all: venv
 	$(PY) -m pytest -q $(ARGS)
 

@@ -48,3 +48,11 @@ def test_the_dqn_line_gives_the_time_and_the_quality_a_verdict_each():
     assert line.endswith("training time (target <= 120 s): ok")
     slow = bench_dqn.report("self-play", [dict(run, seconds=200.0, met=True)], None)
     assert ": ok; training time (target <= 120 s): TOO SLOW" in slow
+
+
+def test_compare_reads_every_trainers_defaults():
+    """make compare used to crash after a minute of training: MC_Trainer has no DEFAULTS."""
+    from tools import compare
+    rates = {name: compare.load_defaults(script).self_play["alpha"]
+             for name, script in compare.TRAINERS}
+    assert rates == {"MC": 0.1, "SARSA": 0.5, "Q-learning": 0.5}

@@ -110,6 +110,7 @@ def test_our_program_runs_alone_and_prints_the_chapters_result(runs):
     check_chapter_range(printed_result(runs["ours"]))
 
 
+@pytest.mark.slow
 def test_the_chapters_program_runs_on_our_three_modules(runs):
     if "chapter" not in runs:
         pytest.skip(f"the chapter's program {CHAPTER_PROGRAM.name} is not beside the project "

@@ -18,7 +18,8 @@ import pytest
 
 from tools import docs_figures
 
-pytestmark = pytest.mark.slow   # every documented command, one after another: minutes
+# every documented command, one after another: minutes; the students' version has other documents
+pytestmark = [pytest.mark.slow, pytest.mark.solved_only]
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = re.compile(r"(python3?|make|cd|\.venv/bin/\w+|pip|source)$")

@@ -11,6 +11,8 @@ import pytest
 
 from tools import docs_figures
 
+pytestmark = pytest.mark.solved_only   # the students' version has its own README and no figures
+
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 MOST_LINES = 250
@@ -72,7 +74,8 @@ def check_figures(cost: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
 
 
-def test_the_instant_figures_are_what_their_commands_print():
+@pytest.mark.slow
+def test_the_instant_figures_are_what_their_commands_print():   # processes: the full suite
     check_figures("instant")
 
 

@@ -268,6 +268,7 @@ def interpreter_peak() -> int:
     return measured()["peak"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="peak memory from /proc")
 @pytest.mark.parametrize("kind", [*HOSTILE, *ZIPPED])
 def test_a_hostile_file_is_refused_in_bounded_time_and_memory(tmp_path, kind, interpreter_peak):

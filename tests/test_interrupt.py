@@ -88,6 +88,7 @@ def test_ctrl_c_saves_the_table_says_where_and_exits_130(interrupted):
     assert os.listdir(folder / "run") == ["t.pth"]        # no temporary file left behind
 
 
+@pytest.mark.slow
 @posix_only
 @pytest.mark.solved_only
 def test_resume_goes_on_from_the_saved_count_and_finishes(interrupted):
@@ -229,6 +230,7 @@ def test_self_play_tables_out_of_step_resume_from_the_smaller_count(tmp_path, ca
      "'none (--plain)'"),
     (["SARSA_Trainer.py"], ["MC_Trainer.py"],
      "was trained with algorithm 'SARSA', and this run's is 'MC'")])
+@pytest.mark.slow
 @pytest.mark.solved_only   # --resume and --plain need the solved trainers
 def test_resume_goes_on_only_the_way_the_table_was_learnt(tmp_path, made_by, resumed_by, says):
     """A table learnt by another trainer or variant is refused by --resume in one line, before any

@@ -77,6 +77,7 @@ def test_best_possible_results(side, opponent, unbeatable, expected):
     assert (worst_case(agent)[0] >= 0) == (unbeatable or side == X)
 
 
+@pytest.mark.slow
 def test_course_x_fixture(fixture_path):
     agent = AI_Agent(X, Q_table_PATH=fixture_path("Q_MC_X_vs_advanced.pth"), train=False)
     assert rounded(exact_outcome(agent, Random_Agent(O))) == (0.986979, 0.0, 0.013021)
@@ -84,6 +85,7 @@ def test_course_x_fixture(fixture_path):
     assert worst_case(agent) == (0, None)
 
 
+@pytest.mark.slow
 def test_course_o_fixture_and_the_line_that_beats_it(fixture_path):
     agent = AI_Agent(O, Q_table_PATH=fixture_path("Q_MC_O_vs_random.pth"), train=False)
     assert rounded(exact_outcome(Random_Agent(X), agent)) == (0.017989, 0.905820, 0.076190)
@@ -98,6 +100,7 @@ def test_course_o_fixture_and_the_line_that_beats_it(fixture_path):
     assert env.state.end_of_game == X_WON
 
 
+@pytest.mark.slow
 def test_course_fixture_plays_the_courses_moves(fixture_path):
     """The course picks the first action with the largest Q (numpy argmax over legal actions)."""
     agent = AI_Agent(X, Q_table_PATH=fixture_path("Q_MC_X_vs_advanced.pth"), train=False)

@@ -15,148 +15,24 @@ to run, so ``--check`` compares everything else; the speed figures are quoted fr
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import textwrap
-import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
+from tools.figures import COSTS, FIGURES, FigureError, MissingInput  # noqa: E402
 
 DOCUMENTS = ("README.md", "docs/*.md")
 BLOCK = re.compile(r"(<!-- figures:([\w-]+) -->\n)(.*?)(<!-- /figures -->)", re.DOTALL)
 # What differs between two runs of the same command: seconds, rates, dates.
 VOLATILE = re.compile(r"\d[\d,]*(\.\d+)?( ms| s\b| episodes/s| games/s|-core)"
                       r"|\d{4}-\d\d-\d\d( \d\d:\d\d)?")
-COSTS = ("instant", "seconds", "minutes")   # on an idle 2-core machine, per figure
-BENCH_RECORD = ROOT / "Data" / "bench.txt"
-TIMEOUT = 1800
-
-
-class FigureError(RuntimeError):
-    """A command failed, or a document has a figure this script does not know."""
-
-
-@dataclass(frozen=True)
-class Figure:
-    name: str
-    cost: str                              # one of COSTS
-    make: Callable[[Path, bool], str]      # (scratch repository, writing?) -> the figure's text
-
-
-def run(repo: Path, *args: str) -> str:
-    """``python ARGS`` in ``repo`` as a user runs it; its standard output."""
-    done = subprocess.run([sys.executable, *args], cwd=repo, capture_output=True, text=True,
-                          timeout=TIMEOUT)
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
-        raise FigureError(f"python {' '.join(args)} exited {done.returncode}: {last}")
-    return done.stdout
-
-
-def code(text: str) -> str:
-    """``text`` as an indented Markdown code block, with the blank lines around it."""
-    return "\n" + textwrap.indent(text.strip("\n"), "    ") + "\n\n"
-
-
-def lines(text: str) -> str:
-    """``text`` without a progress bar's carriage-return updates and trailing blanks."""
-    return "\n".join(line.split("\r")[-1].rstrip() for line in text.strip("\n").splitlines())
-
-
-def train(repo: Path, writing: bool) -> str:
-    return code(lines(run(repo, "MC_Trainer.py", "--seed", "1")))
-
-
-def tester(repo: Path, writing: bool) -> str:
-    return code(lines(run(repo, "Tester.py")))
-
-
-def exact(repo: Path, writing: bool) -> str:
-    return code(lines(run(repo, "Tester.py", "--x", "Data/Q_MC_X.pth", "--o", "advanced",
-                          "--exact")))
-
-
-def worst_case(repo: Path, writing: bool) -> str:
-    run(repo, "MC_Trainer.py", "--side", "O", "--epochs", "2000", "--seed", "3", "--out",
-        "Data/weak_O.pth")
-    return code(lines(run(repo, "Tester.py", "--worst-case", "Data/weak_O.pth")).splitlines()[0])
-
-
-def optimum(repo: Path, writing: bool) -> str:
-    return code(lines(run(repo, "Tester.py", "--optimum")))
-
-
-def show_q(repo: Path, writing: bool) -> str:
-    return code(lines(run(repo, "Tester.py", "--show-q", "Data/Q_MC_X.pth", "--moves", "1,1 0,0")))
-
-
-def dqn(repo: Path, writing: bool) -> str:
-    started = time.perf_counter()
-    printed = lines(run(repo, "DQN_Trainer.py", "--seed", "1")).splitlines()
-    seconds = time.perf_counter() - started
-    shown = [line for line in printed if line.startswith(
-        ("Trained", "Saved", "exact vs", "unbeatable", "CAN BE BEATEN", "perfect moves"))]
-    return (f"\nA default run with `--seed 1` printed ({seconds:.0f} s in all, on a "
-            f"{os.cpu_count()}-core machine, {time.strftime('%Y-%m-%d')}):\n"
-            + code("\n".join(shown)))
-
-
-def compare(repo: Path, writing: bool) -> str:
-    return "\n" + lines(run(repo, "tools/compare.py")) + "\n\n"
-
-
-def selfcheck(repo: Path, writing: bool) -> str:
-    return code(lines(run(repo, "check.py")))
-
-
-def curves(repo: Path, writing: bool) -> str:
-    figure = repo / "Data" / "learning_curve.png"
-    run(repo, "Q_Trainer.py", "--lecture", "--seed", "1", "--plot", str(figure))
-    if writing:
-        shutil.copyfile(figure, ROOT / "docs" / "learning_curve.png")
-    return "\n![Learning curves of Q-learning with the lecture's settings](learning_curve.png)\n\n"
-
-
-def bench(repo: Path, writing: bool) -> str:
-    """The latest full ``make bench`` of this repository, as it printed it."""
-    if not BENCH_RECORD.is_file():
-        raise FigureError(f"no {BENCH_RECORD.relative_to(ROOT)} yet: run make bench first")
-    first, *rest = BENCH_RECORD.read_text(encoding="utf-8").strip("\n").splitlines()
-    return f"\nThe latest run ({first}):\n" + code("\n".join(rest))
-
-
-def tests(repo: Path, writing: bool) -> str:
-    """How many tests each suite has."""
-    def collected(*options: str) -> int:
-        done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p",
-                               "no:cacheprovider", *options], cwd=repo, capture_output=True,
-                              text=True, timeout=TIMEOUT)
-        said = re.search(r"^(no|\d+)(?:/\d+)? tests? collected", done.stdout, re.M)
-        if done.returncode not in (0, 5) or not said:        # 5: none selected
-            raise FigureError(f"pytest --collect-only {' '.join(options)} exited "
-                              f"{done.returncode}")
-        return 0 if said.group(1) == "no" else int(said.group(1))
-    every, slow = collected(), collected("-m", "slow")
-    return f"\n{every:,} tests: {every - slow:,} in the quick suite (make test), {slow:,} slow.\n\n"
-
-
-FIGURES = {figure.name: figure for figure in (
-    Figure("train", "seconds", train), Figure("tester", "instant", tester),
-    Figure("exact", "instant", exact), Figure("worst-case", "seconds", worst_case),
-    Figure("optimum", "instant", optimum), Figure("show-q", "instant", show_q),
-    Figure("tests", "seconds", tests), Figure("curves", "seconds", curves),
-    Figure("dqn", "minutes", dqn), Figure("compare", "minutes", compare),
-    Figure("selfcheck", "minutes", selfcheck), Figure("bench", "minutes", bench))}
 
 
 def documents(root: Path = ROOT) -> list[Path]:
@@ -210,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         for name, figure in FIGURES.items():
             where = ", ".join(str(p.relative_to(ROOT)) for p in found.get(name, [])) or "nowhere"
-            print(f"{name:<11} {figure.cost:<8} {where}")
+            print(f"{name:<17} {figure.cost:<8} {where}")
         return 0
     stale = []
     with tempfile.TemporaryDirectory(prefix="docs-figures-") as folder:
@@ -221,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
                 text = figure.make(repo, not args.check)
             except FigureError as error:
                 print(f"{figure.name}: not made: {error}", file=sys.stderr)
-                stale += [f"{figure.name}: not made ({error})"] if args.check else []
+                failed = args.check and not isinstance(error, MissingInput)
+                stale += [f"{figure.name}: not made ({error})"] if failed else []
                 continue
             for path in found[figure.name]:
                 stale += [f"{path.relative_to(ROOT)}: {figure.name}"] if replace(

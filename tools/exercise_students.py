@@ -26,7 +26,7 @@ WORKFLOW = ".github/workflows/classroom.yml"
 MAKEFILE = "Makefile"
 STUDENTS_OWN = (README, GITIGNORE, AUTOGRADING, WORKFLOW, MAKEFILE)
 # Make targets that need the solved trainers or the generator, so not the students'.
-TEACHERS_TARGETS = ("exercise", "data", "compare", "curves", "bench")
+TEACHERS_TARGETS = ("exercise", "data", "compare", "curves", "docs", "bench")
 # What the teachers' .gitignore lists that means nothing in the students' repository.
 TEACHERS_IGNORES = ("/exercise/",)
 # Sections of the teachers' README that hold for the students' version word for word.

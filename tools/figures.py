@@ -1,0 +1,223 @@
+"""The figures that README.md and docs/ quote, each made by the command that produces it (for
+``tools/docs_figures.py``, which finds them in the documents and writes them in). A maker gets a
+scratch copy of the repository and returns the figure's Markdown."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+COSTS = ("instant", "seconds", "minutes")   # on an idle 2-core machine, per figure
+BENCH_RECORD = ROOT / "Data" / "bench.txt"
+TIMEOUT = 1800
+
+
+class FigureError(RuntimeError):
+    """A command failed, or a document has a figure this script does not know."""
+
+
+class MissingInput(FigureError):
+    """What a figure quotes is not here (no make bench run yet, no course fixtures beside the
+    project): the figure stays as it is, also for --check."""
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    cost: str                              # one of COSTS
+    make: Callable[[Path, bool], str]      # (scratch repository, writing?) -> the figure's text
+
+
+def run(repo: Path, *args: str) -> str:
+    """``python ARGS`` in ``repo`` as a user runs it; its standard output."""
+    done = subprocess.run([sys.executable, *args], cwd=repo, capture_output=True, text=True,
+                          timeout=TIMEOUT)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
+        raise FigureError(f"python {' '.join(args)} exited {done.returncode}: {last}")
+    return done.stdout
+
+
+def code(text: str) -> str:
+    """``text`` as an indented Markdown code block, with the blank lines around it."""
+    return "\n" + textwrap.indent(text.strip("\n"), "    ") + "\n\n"
+
+
+def lines(text: str) -> str:
+    """``text`` without a progress bar's carriage-return updates and trailing blanks."""
+    return "\n".join(line.split("\r")[-1].rstrip() for line in text.strip("\n").splitlines())
+
+
+def train(repo: Path, writing: bool) -> str:
+    return code(lines(run(repo, "MC_Trainer.py", "--seed", "1")))
+
+
+def tester(repo: Path, writing: bool) -> str:
+    return code(lines(run(repo, "Tester.py")))
+
+
+def exact(repo: Path, writing: bool) -> str:
+    return code(lines(run(repo, "Tester.py", "--x", "Data/Q_MC_X.pth", "--o", "advanced",
+                          "--exact")))
+
+
+def worst_case(repo: Path, writing: bool) -> str:
+    run(repo, "MC_Trainer.py", "--side", "O", "--epochs", "2000", "--seed", "3", "--out",
+        "Data/weak_O.pth")
+    return code(lines(run(repo, "Tester.py", "--worst-case", "Data/weak_O.pth")).splitlines()[0])
+
+
+def optimum(repo: Path, writing: bool) -> str:
+    return code(lines(run(repo, "Tester.py", "--optimum")))
+
+
+def show_q(repo: Path, writing: bool) -> str:
+    return code(lines(run(repo, "Tester.py", "--show-q", "Data/Q_MC_X.pth", "--moves", "1,1 0,0")))
+
+
+def analyse(repo: Path, writing: bool) -> str:
+    printed = lines(run(repo, "Tester.py", "--analyse", "playout:scoring=score", "--moves", ""))
+    return code(printed.split("\n\n", 1)[1])          # the board, without its heading
+
+
+def tester_games(*args: str) -> Callable[[Path, bool], str]:
+    """A figure of ``python Tester.py ARGS``'s table of games."""
+    return lambda repo, writing: code(lines(run(repo, "Tester.py", *args)))
+
+
+NIM_SEEDS = range(10)
+NIM_SAID = re.compile(r"wins in (\d+) of (\d+) winning positions \(([\d.]+) %\).*?"
+                      r"it wins from (\d+) positions and loses from (\d+)", re.S)
+
+
+def nim(repo: Path, writing: bool) -> str:
+    """The judge's verdict on the course's training and the project's, seed by seed."""
+    rows = ["| seed | course's `train`: greedy move wins in | AI to move vs a perfect player: "
+            "wins / loses | `train_better`: greedy move wins in | wins / loses |",
+            "| --- | --- | --- | --- | --- |"]
+    for seed in NIM_SEEDS:
+        cells = []
+        for better in ([], ["--better"]):
+            said = NIM_SAID.search(run(repo, "nim/play.py", *better, "--seed", str(seed),
+                                       "--quiet", "--judge"))
+            if said is None:
+                raise FigureError(f"nim/play.py {' '.join(better)} --seed {seed}: no verdict")
+            won, of, share, wins, losses = said.groups()
+            cells += [f"{won} of {of} ({share} %)", f"{wins} / {losses}"]
+        rows.append(f"| {seed} | " + " | ".join(cells) + " |")
+    return "\n" + "\n".join(rows) + "\n\n"
+
+
+def dqn(repo: Path, writing: bool) -> str:
+    started = time.perf_counter()
+    printed = lines(run(repo, "DQN_Trainer.py", "--seed", "1")).splitlines()
+    seconds = time.perf_counter() - started
+    shown = [line for line in printed if line.startswith(
+        ("Trained", "Saved", "exact vs", "unbeatable", "CAN BE BEATEN", "perfect moves"))]
+    return (f"\nA default run with `--seed 1` printed ({seconds:.0f} s in all, on a "
+            f"{os.cpu_count()}-core machine, {time.strftime('%Y-%m-%d')}):\n"
+            + code("\n".join(shown)))
+
+
+def compare(repo: Path, writing: bool) -> str:
+    return "\n" + lines(run(repo, "tools/compare.py")) + "\n\n"
+
+
+def selfcheck(repo: Path, writing: bool) -> str:
+    return code(lines(run(repo, "check.py")))
+
+
+def curves(repo: Path, writing: bool) -> str:
+    figure = repo / "Data" / "learning_curve.png"
+    run(repo, "Q_Trainer.py", "--lecture", "--seed", "1", "--plot", str(figure))
+    if writing:
+        shutil.copyfile(figure, ROOT / "docs" / "learning_curve.png")
+    return "\n![Learning curves of Q-learning with the lecture's settings](learning_curve.png)\n\n"
+
+
+def bench(repo: Path, writing: bool) -> str:
+    """The latest full ``make bench`` of this repository, as it printed it."""
+    if not BENCH_RECORD.is_file():
+        raise MissingInput(f"no {BENCH_RECORD.relative_to(ROOT)} yet: run make bench first")
+    first, *rest = BENCH_RECORD.read_text(encoding="utf-8").strip("\n").splitlines()
+    return f"\nThe latest run ({first}):\n" + code("\n".join(rest))
+
+
+COURSE_TABLES = ROOT.parent / "shared" / "fixtures" / "original-course"
+SHIPPED = (("`Q_MC_X.pth` (trained vs `advanced+minimax`)", "Data/Q_MC_X.pth", True),
+           ("`Q_MC_O.pth` (trained vs `random+minimax`)", "Data/Q_MC_O.pth", True),
+           ("the course's X table (for comparison)", "Q_MC_X_vs_advanced.pth", False),
+           ("the course's O table", "Q_MC_O_vs_random.pth", False))
+RESULT = re.compile(r"^as ([XO])\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", re.M)
+
+
+def shipped(repo: Path, writing: bool) -> str:
+    """The shipped tables and the course's, measured exactly, each against the best possible."""
+    best = {line[:29].strip(): line[29:].split()[0] for line in
+            run(repo, "Tester.py", "--optimum").splitlines() if " vs " in line}
+    rows = ["| table | vs random: win / loss / draw | vs advanced: win / loss / draw | "
+            "can be beaten? |", "| --- | --- | --- | --- |"]
+    for label, name, ours in SHIPPED:
+        path = name if ours else str(COURSE_TABLES / name)
+        if not ours and not Path(path).is_file():
+            raise MissingInput(f"the course's tables are not beside the project ({COURSE_TABLES})")
+        cells = []
+        for opponent in ("random", "advanced"):
+            side, *rates = RESULT.search(run(repo, "Tester.py", "--x", path, "--o", opponent,
+                                             "--exact")).groups()
+            cell = " / ".join("0" if rate == "0.000000" else f"{100 * float(rate):.4f}"
+                              for rate in rates) + " %"
+            win, rest = cell.split(" ", 1)
+            if ours and rates[0] == best[f"{side} vs {opponent}"]:
+                cell = f"**{win}** {rest} (the best possible)"
+            elif ours and rates[0] == best[f"{side} vs {opponent}, unbeatable"]:
+                cell = f"**{win}** {rest} (the best possible for an {side} that cannot be beaten)"
+            cells.append(cell)
+        said = run(repo, "Tester.py", "--worst-case", path)
+        beaten = re.search(r"CAN BE BEATEN in (\d+) moves", said)
+        cells.append(f"yes, in {beaten.group(1)} moves" if beaten else "no")
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n" + "\n".join(rows) + "\n\n"
+
+
+def tests(repo: Path, writing: bool) -> str:
+    """How many tests each suite has."""
+    def collected(*options: str) -> int:
+        done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p",
+                               "no:cacheprovider", *options], cwd=repo, capture_output=True,
+                              text=True, timeout=TIMEOUT)
+        said = re.search(r"^(no|\d+)(?:/\d+)? tests? collected", done.stdout, re.M)
+        if done.returncode not in (0, 5) or not said:        # 5: none selected
+            raise FigureError(f"pytest --collect-only {' '.join(options)} exited "
+                              f"{done.returncode}")
+        return 0 if said.group(1) == "no" else int(said.group(1))
+    every, slow = collected(), collected("-m", "slow")
+    return f"\n{every:,} tests: {every - slow:,} in the quick suite (make test), {slow:,} slow.\n\n"
+
+
+FIGURES = {figure.name: figure for figure in (
+    Figure("train", "seconds", train), Figure("tester", "instant", tester),
+    Figure("exact", "instant", exact), Figure("worst-case", "seconds", worst_case),
+    Figure("optimum", "instant", optimum), Figure("show-q", "instant", show_q),
+    Figure("tests", "seconds", tests), Figure("curves", "seconds", curves),
+    Figure("dqn", "minutes", dqn), Figure("compare", "minutes", compare),
+    Figure("selfcheck", "minutes", selfcheck), Figure("bench", "minutes", bench),
+    Figure("analyse", "instant", analyse), Figure("nim", "minutes", nim),
+    Figure("shipped", "seconds", shipped),
+    Figure("playout-minimax", "minutes",
+           tester_games("--x", "playout", "--o", "minimax", "--games", "200", "--both")),
+    Figure("mcts-minimax", "minutes",
+           tester_games("--x", "mcts", "--o", "minimax", "--games", "200", "--both")),
+    Figure("playout-advanced", "minutes",
+           tester_games("--x", "playout", "--o", "advanced", "--games", "1000", "--both")),
+    Figure("mcts-advanced", "minutes",
+           tester_games("--x", "mcts", "--o", "advanced", "--games", "1000", "--both")))}

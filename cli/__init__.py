@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import sys
 from typing import Callable
 
 USAGE_ERROR = 2      # bad arguments or unusable input
 INTERRUPTED = 130    # Ctrl-C (128 + SIGINT)
+# The message of an exercise stub's NotImplementedError (tools/exercise_pieces.Instructions):
+# "Exercise piece 3: write MC_Trainer.main, then run python check.py".
+EXERCISE_STUB = re.compile(r"Exercise piece (\d+): write ([\w.]+)")
 MAX_COUNT = 10**9    # larger counts are typos, not plans
 # The repository folder: default files (Data/...) live there, wherever a script is started from.
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -83,7 +87,8 @@ def seconds(text: str) -> float:
 
 def run(main: Callable[[], int | None]) -> None:
     """Run a script's ``main`` and exit with its status; bad input (``ValueError``, including a
-    bad table file or agent spec) becomes one line and status 2, Ctrl-C a short note and 130, an
+    bad table file or agent spec) becomes one line and status 2, a piece of the exercise not
+    written yet one line that names it and status 1, Ctrl-C a short note and 130, an
     output that cannot be written (a full disk, ``> /dev/full``) one line and status 1."""
     signal.signal(signal.SIGINT, signal.default_int_handler)   # from here on, Ctrl-C is ours
     try:
@@ -91,6 +96,15 @@ def run(main: Callable[[], int | None]) -> None:
         sys.stdout.flush()    # now, so that a write error is reported here and not at exit
     except ValueError as error:
         fail(f"error: {error}")
+    except NotImplementedError as error:
+        stub = EXERCISE_STUB.match(str(error))
+        if stub is None:
+            raise
+        # a piece of the exercise not written yet: what to do, not a traceback
+        print(f"{stub[0].replace(': write', ' is not written yet: write')} (its comments say "
+              f"what it does), then check it with python check.py --piece {stub[1]}; for a "
+              f"hint: python check.py --hint {stub[1]}", file=sys.stderr)
+        sys.exit(1)
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)
         sys.exit(INTERRUPTED)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import re
 import signal
@@ -83,6 +84,17 @@ def seconds(text: str) -> float:
     if not 0 <= value <= 3600:
         raise argparse.ArgumentTypeError(f"must be between 0 and 3600 seconds, got {text}")
     return value
+
+
+def stop_at_unwritten_piece(*functions: Callable) -> None:
+    """Raise the stub's ``NotImplementedError`` of the first of ``functions`` that is still an
+    exercise stub (``run`` shows it as one line), before a script starts work that needs it."""
+    for function in functions:
+        code = getattr(inspect.unwrap(function), "__code__", None)
+        stub = next((const for const in (code.co_consts if code else ())
+                     if isinstance(const, str) and EXERCISE_STUB.match(const)), None)
+        if stub is not None:
+            raise NotImplementedError(stub)
 
 
 def run(main: Callable[[], int | None]) -> None:

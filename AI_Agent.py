@@ -59,9 +59,8 @@ class AI_Agent(Agent):
         if self.epsilon_schedule == "exp":
             tau = self.decay_epochs / EXP_WINDOWS
             return EPSILON_FINAL + (EPSILON_START - EPSILON_FINAL) * math.exp(-epoch / tau)
-        if epoch >= self.decay_epochs:
-            return EPSILON_FINAL
-        return EPSILON_START + (EPSILON_FINAL - EPSILON_START) * epoch / self.decay_epochs
+        falling = EPSILON_START + (EPSILON_FINAL - EPSILON_START) * epoch / self.decay_epochs
+        return falling if epoch < self.decay_epochs else EPSILON_FINAL
         # [exercise piece 1] solution ends
 
     def get_Q(self, state: State, action: Action) -> float:

@@ -21,8 +21,8 @@ from selfcheck.saved import SHIPPED
 # The files that hold the pieces (the student's own).
 PIECE_FILES = ("AI_Agent.py", "MC_Trainer.py", "Episode.py", "SARSA_Trainer.py", "Q_Trainer.py",
                "nim/nim.py")
-CHECKER_MODULES = ("selfcheck", "check", "tools")
-CHECKER_PATHS = ("selfcheck", "check.py", "tools")
+CHECKER_MODULES = ("selfcheck", "check", "tools", "tests")
+CHECKER_PATHS = ("selfcheck", "check.py", "tools", "tests")
 
 _reached: list[str] = []
 _student_paths: set[str] = set()

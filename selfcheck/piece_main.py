@@ -52,7 +52,7 @@ class Stand_Ins:
         self.calls.append((player, epoch))
         done = len(self.calls) - 1
         self.saves.episodes[0] = len(self.calls)
-        if len(self.saves.made) >= SAVES_MEASURED and done > SAVES_MEASURED:
+        if len(self.saves.made) >= SAVES_MEASURED:
             self.measure_saving(done)
         if done > MAX_EPISODES:
             raise Stop()

@@ -2,7 +2,7 @@
 
 Pieces 3 and 4 and the training judge the table ``main`` saves, not an intermediate one: the
 learner's ``save_Q`` is watched (what it held at each save, after how many episodes), and after
-``main`` the file at ``PATH`` is read back. A table made by ``main``'s own updates holds only pairs
+``main`` the file at ``PATH`` is read back and judged, whoever wrote it. A table made by ``main``'s own updates holds only pairs
 of the episodes it was given (or their turned and mirrored images, for a trainer that learns from
 the board's symmetries), and is no copy of a table that ships with the repository.
 """
@@ -49,8 +49,9 @@ class Saves:
 
 
 def read_back(saves: Saves, total: int) -> dict:
-    """The table that main saved: the file at ``PATH`` after main, which must be what its last
-    ``save_Q`` wrote, after its last episode. ``Failure`` otherwise."""
+    """The table that main saved: the file at ``PATH`` after main (written by ``save_Q``, or by
+    main's own ``torch.save``). One that ``save_Q`` wrote before main's last episode, and that
+    the learner's table has moved on from, is stale. ``Failure`` otherwise."""
     if not os.path.isfile(saves.path):
         raise Failure("main must save the trained table when training is done: "
                       "player1.save_Q(PATH)")
@@ -58,15 +59,10 @@ def read_back(saves: Saves, total: int) -> dict:
         table, _, _ = load_table(saves.path)
     except TableError as error:
         raise Failure(f"the file main saved at PATH cannot be read as a table: {error}") from None
-    if saves.made:
-        episodes, last = saves.made[-1]
-        if last != table:
-            raise Failure("the file at PATH is not the table that player1.save_Q(PATH) saved: "
-                          "something wrote over it after the save; the table main saves must be "
-                          "the one its own updates produced")
-        if episodes < total:
-            raise Failure(f"main saved its table after {episodes:,} of its {total:,} episodes and "
-                          "not after the last one: save once, after the loop")
+    if saves.made and saves.made[-1][1] == table and saves.made[-1][0] < total \
+            and dict(saves.learner.Q) != table:
+        raise Failure(f"main saved its table after {saves.made[-1][0]:,} of its {total:,} "
+                      "episodes and not after the last one: save once, after the loop")
     return table
 
 
@@ -77,8 +73,7 @@ def check_own(table: dict, seen: set, episodes: int, who: str = "main") -> None:
         same = sum(1 for pair, value in shipped.items()
                    if value and abs(_number(table.get(pair)) - value) <= SAME)
         if same >= COPIED_AT_LEAST and same >= COPIED_SHARE * len(shipped):
-            what = "is" if same >= 0.99 * len(shipped) else "contains"
-            raise Failure(f"the table {who} saved {what} the shipped table {name} ({same:,} of "
+            raise Failure(f"the table {who} saved holds the shipped table {name} ({same:,} of "
                           f"its {len(shipped):,} values, to the last digit): the table must be "
                           "the one your own updates produced, not a loaded or copied one")
     extra = [pair for pair in table if not _from(pair, seen)]

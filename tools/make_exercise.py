@@ -41,8 +41,9 @@ from tools.exercise_students import (  # noqa: E402
 # draws learning curves, which only the solved trainer records. The benchmark times the solved
 # trainers (`make bench` is a teachers' target).
 TEACHERS_ONLY = ("tools/make_exercise.py", "tools/exercise_templates.py",
-                 "tools/exercise_students.py", "tools/exercise/", "tests/test_exercise.py", "tests/test_selfcheck.py",
-                 "tests/test_selfcheck_verdicts.py", "tests/test_classroom.py",
+                 "tools/exercise_students.py", "tools/exercise/", "tests/test_exercise.py",
+                 "tests/test_selfcheck.py", "tests/test_selfcheck_verdicts.py",
+                 "tests/test_classroom.py",
                  "tools/grade.py", "tools/grading/", "tests/test_grade.py", "docs/GRADING.md",
                  "tests/test_course.py", "tests/course_scripts/", "book/", "tests/test_book.py",
                  "tools/bench_book.py", ".ci/", "notebooks/", "tests/test_notebook.py",

@@ -12,6 +12,8 @@ own imports and reads do not.
 
 from __future__ import annotations
 
+import os
+import site
 import sys
 from pathlib import Path
 
@@ -36,12 +38,18 @@ def install(issued: set[str] | None) -> None:
     student's too; None (the teachers' repository): the piece files alone."""
     _student_paths.update(str(ROOT / name) for name in PIECE_FILES)
     root = str(ROOT) + "/"
+    # Python's own files and the installed packages, wherever they are (a student's .venv may
+    # well be inside the folder): never the student's.
+    installed = tuple(dict.fromkeys(os.path.join(prefix, "") for prefix in (
+        sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages(),
+        site.getusersitepackages())))
 
     def student_frame(filename: str) -> bool:
         if filename in _student_paths:
             return True
         return (issued is not None and filename.startswith(root)
-                and filename[len(root):] not in issued)
+                and filename[len(root):] not in issued and not filename.startswith(installed)
+                and "site-packages" not in filename)
 
     def hook(event: str, args: tuple) -> None:
         path = None

@@ -291,3 +291,16 @@ def test_the_students_version_holds_no_solved_schedule_or_update(students):
     assert done.stdout.split() == ["ValueError", "ValueError", "NotInTheExercise"], done.stderr
     text = (students / "training" / "schedules.py").read_text(encoding="utf-8")
     assert "import math" not in text and "decay_epochs" not in text.split("def epsilon_at")[1]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.prefix == sys.base_prefix, reason="needs to run in a virtualenv")
+def test_a_virtualenv_inside_the_students_folder_is_not_the_students_code(
+        students, tmp_path, chapter):
+    """The README sets up .venv in the students' folder: the installed packages there, through
+    which the check loads tables, are not the student's code."""
+    folder = hand_in(students, tmp_path, chapter)
+    (folder / ".venv").symlink_to(sys.prefix, target_is_directory=True)
+    done = subprocess.run([str(folder / ".venv" / "bin" / "python"), "check.py", "--piece", "3"],
+                          cwd=folder, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and ": passed (as X" in done.stdout, done.stdout + done.stderr

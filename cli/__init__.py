@@ -113,8 +113,7 @@ def run(main: Callable[[], int | None]) -> None:
         if stub is None:
             raise
         # a piece of the exercise not written yet: what to do, not a traceback
-        print(f"{stub[0].replace(': write', ' is not written yet: write')} (its comments say "
-              f"what it does), then check it with python check.py --piece {stub[1]}; for a "
+        print(f"{error} -- it is not written yet (its comments say what it does); for a "
               f"hint: python check.py --hint {stub[1]}", file=sys.stderr)
         sys.exit(1)
     except KeyboardInterrupt:

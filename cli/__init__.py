@@ -113,8 +113,8 @@ def run(main: Callable[[], int | None]) -> None:
         if stub is None:
             raise
         # a piece of the exercise not written yet: what to do, not a traceback
-        print(f"{error} -- it is not written yet (its comments say what it does); for a "
-              f"hint: python check.py --hint {stub[1]}", file=sys.stderr)
+        print(f"Not written yet (its comments say what it does; a hint: python check.py "
+              f"--hint {stub[1]}): {error}", file=sys.stderr)
         sys.exit(1)
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)

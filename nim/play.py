@@ -145,6 +145,6 @@ if __name__ == "__main__":
     except NotImplementedError as error:   # the exercise's piece 5 not written yet: one line
         if not str(error).startswith("Exercise piece"):
             raise
-        print(f"{error} -- it is not written yet (its comments say what it does); for a hint: "
-              "python check.py --hint 5", file=sys.stderr)
+        print("Not written yet (its comments say what it does; a hint: python check.py "
+              f"--hint 5): {error}", file=sys.stderr)
         sys.exit(1)

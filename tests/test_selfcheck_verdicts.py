@@ -274,9 +274,9 @@ def test_a_trainer_run_before_its_piece_is_written_names_the_piece_in_one_line(s
                               text=True, timeout=120)
         assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
         assert done.stderr.strip().splitlines() == [
-            f"Exercise piece {piece}: write AI_Agent.epsilon_greedy, then run python check.py "
-            "-- it is not written yet (its comments say what it does); for a hint: python "
-            f"check.py --hint {piece}"]
+            f"Not written yet (its comments say what it does; a hint: python check.py --hint "
+            f"{piece}): Exercise piece {piece}: write AI_Agent.epsilon_greedy, then run python "
+            "check.py"]
         assert done.stdout == ""
 
 

@@ -28,6 +28,7 @@ import pytest
 
 from tools import exercise_students, make_exercise
 from tools.exercise import classroom, stubs
+from tools.exercise.withheld import WITHHELD
 from tools.chapter_code import ListingMissing, listing, type_in_solution
 from tools.exercise_pieces import HINTS, HINTS_FILE, INSTRUCTIONS, PIECES, next_hint
 
@@ -221,11 +222,11 @@ def chapter_repo(exercise, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def solved_repo(exercise, tmp_path_factory) -> Path:
-    """Solved, then generated: the students' version with every file that has a stub put back
-    as the solved repository has it (all five pieces written, the students' README, conftest and
-    .github around them)."""
+    """Solved, then generated: the students' version with every file that has a stub, and every
+    solved module it leaves out, put back as the solved repository has it (all five pieces
+    written, the students' README, conftest and .github around them)."""
     repo = copy_of(exercise, tmp_path_factory.mktemp("solved") / "repo")
-    for name in solution_regions():
+    for name in [*solution_regions(), *WITHHELD]:
         shutil.copy2(ROOT / name, repo / name)
     return repo
 

@@ -114,3 +114,17 @@ def test_the_manifest_lists_the_issued_files_with_their_hashes(students):
     workflow = (students / classroom.WORKFLOW).read_text(encoding="utf-8")
     for name, digest in manifest["check_files"].items():
         assert f"{digest}  {name}\n" in workflow, name
+
+
+def test_tampered_names_each_changed_check_file_and_workflow(students, tmp_path):
+    manifest = json.loads((students / classroom.MANIFEST).read_text(encoding="utf-8"))
+    folder = tmp_path / "hand-in"
+    shutil.copytree(students, folder)
+    assert classroom.tampered(folder, manifest) == []
+    (folder / "AI_Agent.py").write_text("# mine\n", encoding="utf-8")     # the student's own
+    assert classroom.tampered(folder, manifest) == []
+    (folder / "check.py").write_text(ALWAYS_PASSES, encoding="utf-8")
+    (folder / classroom.WORKFLOW).write_text("name: nothing\n", encoding="utf-8")
+    (folder / "Data" / "Q_MC_X.pth").unlink()
+    assert classroom.tampered(folder, manifest) == sorted(
+        ["check.py", classroom.WORKFLOW, "Data/Q_MC_X.pth"])

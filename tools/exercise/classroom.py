@@ -14,7 +14,9 @@ The manifest, ``MANIFEST`` (JSON), says the same for the class grader::
      "workflow": {".github/workflows/classroom.yml": "<sha256>",
                   ".github/classroom/autograding.json": "<sha256>"}}
 
-A hand-in whose check files or workflow differ from these is not the assignment as issued.
+A hand-in whose check files or workflow differ from these is not the assignment as issued:
+``tampered(folder, manifest)`` names them (the grader takes the manifest from its own freshly
+made students' version, never from the hand-in).
 """
 
 from __future__ import annotations
@@ -139,3 +141,15 @@ def write_classroom(target: Path, torch: str) -> None:
                 "workflow": {WORKFLOW: sha256(target / WORKFLOW),
                              AUTOGRADING: sums[AUTOGRADING]}}
     (target / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+
+
+def tampered(folder: Path, manifest: dict) -> list[str]:
+    """The check files and workflow files of the hand-in ``folder`` that are missing or differ
+    from the issued ones in ``manifest`` (the dict of ``MANIFEST``), sorted; [] when none."""
+    issued = {**manifest["check_files"], **manifest["workflow"]}
+    changed = []
+    for name, digest in issued.items():
+        path = folder / name
+        if path.is_symlink() or not path.is_file() or sha256(path) != digest:
+            changed.append(name)
+    return sorted(changed)

@@ -2,9 +2,10 @@
 
 Pieces 3 and 4 and the training judge the table ``main`` saves, not an intermediate one: the
 learner's ``save_Q`` is watched (what it held at each save, after how many episodes), and after
-``main`` the file at ``PATH`` is read back and judged, whoever wrote it. A table made by ``main``'s own updates holds only pairs
-of the episodes it was given (or their turned and mirrored images, for a trainer that learns from
-the board's symmetries), and is no copy of a table that ships with the repository.
+``main`` the file at ``PATH`` is read back and judged, whoever wrote it. A table made by
+``main``'s own updates holds only pairs of the episodes it was given (or their turned and
+mirrored images, for a trainer that learns from the board's symmetries), and is no copy of a
+table that ships with the repository.
 """
 
 from __future__ import annotations

@@ -89,7 +89,8 @@ CHEATS = {
         from training.schedules import epsilon_at
         return epsilon_at("linear", epoch)
 '''}, 1, "the 'linear' schedule is the chapter's: AI_Agent.epsilon_greedy computes it"),
-    "piece 1 imports the self-check's answer key": ({"epsilon": '''    def epsilon_greedy(self, epoch):
+    "piece 1 imports the self-check's answer key": ({"epsilon": '''
+    def epsilon_greedy(self, epoch):
         import selfcheck.reference
         return max(0.01, 1 - 0.99 * epoch / 100000)
 '''}, 1, "your code imports the self-check's own code (selfcheck.reference)"),
@@ -109,6 +110,11 @@ CHEATS = {
     "main copies a shipped table's pairs into its table": ({"main": a_main(after=COPY_SHIPPED)},
                                                            3, "holds the shipped table "
                                                               "Data/Q_MC_X.pth"),
+    "main loads a copy of a shipped table kept under another name": ({
+        "copy": ("Data/Q_MC_X.pth", "Data/my_start.pth"), "main": a_main(
+            after="    from tables.files import load_table\n"
+                  "    player.Q.update(load_table('Data/my_start.pth')[0])\n")},
+        3, "holds the shipped table Data/Q_MC_X.pth"),
     "main makes up pairs no episode had": ({"main": a_main(after='''
     for cell in range(9):
         board = [0] * 9
@@ -162,10 +168,14 @@ def students(tmp_path_factory) -> Path:
 
 def hand_in(students: Path, tmp_path: Path, chapter, **code) -> Path:
     """A copy of the students' version with the chapter's solution typed in, ``code`` in place
-    of its parts (main, generate, epsilon, header) and ``steps`` for Episode.learning_steps."""
+    of its parts (main, generate, epsilon, header), ``steps`` for Episode.learning_steps and
+    ``copy`` (source, copy) for a file the hand-in brings."""
     folder = tmp_path / "hand-in"
     shutil.copytree(students, folder)
     steps = code.pop("steps", None)
+    if "copy" in code:                          # a file the hand-in brings along
+        source, copy = code.pop("copy")
+        shutil.copy(folder / source, folder / copy)
     if code.get("generate") == "per move":      # the epoch counts the moves of the game
         code["generate"] = chapter.listing("solution_Generate_episode.py").replace(
             "epoch=epoch)", "epoch=epoch + len(episods))")

@@ -9,8 +9,7 @@ from tables.files import load_table, save_or_keep
 from State import State, position_of
 from TicTacToe import Action, TicTacToe
 from training.schedules import (CHAPTER_SCHEDULES, EPSILON_DECAY_EPOCHS, EPSILON_FINAL,
-                                check_schedule, epsilon_at)
-from training.schedules import EPSILON_START  # noqa: F401 (piece 1 starts from it)
+                                EPSILON_START, EXP_WINDOWS, check_schedule, epsilon_at)
 
 
 def greedy_action(Q: dict[tuple[State, Action], float], state: State) -> Action:
@@ -57,7 +56,11 @@ class AI_Agent(Agent):
         exp:    0.01 + (1.0 - 0.01) * exp(-epoch / (decay_epochs / 5)).
         """
         # [exercise piece 1: epsilon_greedy] solution begins
-        return epsilon_at(self.epsilon_schedule, epoch, self.decay_epochs)
+        if self.epsilon_schedule == "exp":
+            tau = self.decay_epochs / EXP_WINDOWS
+            return EPSILON_FINAL + (EPSILON_START - EPSILON_FINAL) * math.exp(-epoch / tau)
+        falling = EPSILON_START + (EPSILON_FINAL - EPSILON_START) * epoch / self.decay_epochs
+        return falling if epoch < self.decay_epochs else EPSILON_FINAL
         # [exercise piece 1] solution ends
 
     def get_Q(self, state: State, action: Action) -> float:
@@ -86,7 +89,7 @@ class AI_Agent(Agent):
             elif self.epsilon_schedule in CHAPTER_SCHEDULES:
                 rate = self.epsilon_greedy(epoch)
             else:                # the lecture's geometric schedule is not the chapter's
-                rate = epsilon_at(self.epsilon_schedule, epoch, self.decay_epochs)
+                rate = epsilon_at(self.epsilon_schedule, epoch)
             self._rate_epoch, self._rate = epoch, rate
         return self._rate
 

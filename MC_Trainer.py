@@ -139,6 +139,7 @@ def run_your_main(argv: list[str]) -> int:
     says which of them cannot reach the student's main, and the module is as it was afterwards
     (so a second run in the same process starts from the same place)."""
     args = TRAINER.parse(argv)
+    cli.stop_at_unwritten_piece(player1.epsilon_greedy, Generate_episode, main)
     given = {word[2:].split("=")[0] for word in argv if word.startswith("--")}
     for need, reason in NEEDS_SOLVED_MAIN.items():
         if need in given or (need == SELF_PLAY and is_self_play(args)):

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
+import re
 import signal
 import sys
 from typing import Callable
 
 USAGE_ERROR = 2      # bad arguments or unusable input
 INTERRUPTED = 130    # Ctrl-C (128 + SIGINT)
+# The message of an exercise stub's NotImplementedError (tools/exercise_pieces.Instructions):
+# "Exercise piece 3: write MC_Trainer.main, then run python check.py".
+EXERCISE_STUB = re.compile(r"Exercise piece (\d+): write ([\w.]+)")
 MAX_COUNT = 10**9    # larger counts are typos, not plans
 # The repository folder: default files (Data/...) live there, wherever a script is started from.
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -87,9 +92,21 @@ def seconds(text: str) -> float:
     return value
 
 
+def stop_at_unwritten_piece(*functions: Callable) -> None:
+    """Raise the stub's ``NotImplementedError`` of the first of ``functions`` that is still an
+    exercise stub (``run`` shows it as one line), before a script starts work that needs it."""
+    for function in functions:
+        code = getattr(inspect.unwrap(function), "__code__", None)
+        stub = next((const for const in (code.co_consts if code else ())
+                     if isinstance(const, str) and EXERCISE_STUB.match(const)), None)
+        if stub is not None:
+            raise NotImplementedError(stub)
+
+
 def run(main: Callable[[], int | None]) -> None:
     """Run a script's ``main`` and exit with its status; bad input (``ValueError``, including a
-    bad table file or agent spec) becomes one line and status 2, Ctrl-C a short note and 130, an
+    bad table file or agent spec) becomes one line and status 2, a piece of the exercise not
+    written yet one line that names it and status 1, Ctrl-C a short note and 130, an
     output that cannot be written (a full disk, ``> /dev/full``) one line and status 1."""
     signal.signal(signal.SIGINT, signal.default_int_handler)   # from here on, Ctrl-C is ours
     try:
@@ -97,6 +114,14 @@ def run(main: Callable[[], int | None]) -> None:
         sys.stdout.flush()    # now, so that a write error is reported here and not at exit
     except ValueError as error:
         fail(f"error: {error}")
+    except NotImplementedError as error:
+        stub = EXERCISE_STUB.match(str(error))
+        if stub is None:
+            raise
+        # a piece of the exercise not written yet: what to do, not a traceback
+        print(f"Not written yet (its comments say what it does; a hint: python check.py "
+              f"--hint {stub[1]}): {error}", file=sys.stderr)
+        sys.exit(1)
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)
         sys.exit(INTERRUPTED)

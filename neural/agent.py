@@ -18,7 +18,8 @@ from TicTacToe import Action, TicTacToe
 from neural.files import load_network
 from neural.network import ACTIONS, INDEX, POSITIONS, Q_Network, greedy_indices, legal_masks, \
     symmetric_values
-from training.schedules import EPSILON_DECAY_EPOCHS, EPSILON_FINAL, check_schedule, epsilon_at
+from training.schedules import EPSILON_DECAY_EPOCHS, EPSILON_FINAL, check_schedule
+from AI_Agent import AI_Agent
 
 
 class DQN_Agent(Agent):
@@ -28,7 +29,7 @@ class DQN_Agent(Agent):
     value, ties to the first cell in row-major order. The greedy move of every position is worked
     out in one batch and kept until the network takes another optimiser step, so the exact tools
     and a game ask the same policy. While ``train`` is true ``get_action`` explores: with the
-    probability ``epsilon_greedy(epoch)`` (a schedule of ``training/schedules.py``) a uniformly
+    probability ``exploration_rate(epoch)`` (a schedule of ``training/schedules.py``) a uniformly
     random legal move, else the greedy move of the network as it is at that moment.
     """
 
@@ -45,16 +46,18 @@ class DQN_Agent(Agent):
         self.train = train
         self.epsilon_schedule = check_schedule(epsilon)
         self.decay_epochs = decay_epochs
+        self._rate_epoch, self._rate = None, EPSILON_FINAL   # exploration_rate's last answer
         self.meta: dict = {}
         self._policy_version = -1      # network.updates when the cached policy was worked out
         self._values: torch.Tensor | None = None
         self._greedy: list[int] = []
 
-    def epsilon_greedy(self, epoch: int) -> float:
-        """The exploration rate at episode ``epoch`` (0-based), by ``self.epsilon_schedule`` over
-        ``self.decay_epochs`` games."""
-        schedule, games = self.epsilon_schedule, self.decay_epochs
-        return epsilon_at(schedule, epoch, games)
+    # The exploration rate at episode ``epoch``, by ``self.epsilon_schedule`` over
+    # ``self.decay_epochs`` games: the table agent's methods (the chapter's schedules are its
+    # epsilon_greedy), so that each schedule is written once -- the chapter's, in the students'
+    # version, by the student (piece 1).
+    epsilon_greedy = AI_Agent.epsilon_greedy
+    exploration_rate = AI_Agent.exploration_rate
 
     def _policy(self) -> tuple[torch.Tensor, list[int]]:
         """The values and greedy move of every position, worked out again after each step."""
@@ -87,8 +90,7 @@ class DQN_Agent(Agent):
         state = position_of(state)
         if not self.train:
             return self.greedy_action(state)
-        epsilon = EPSILON_FINAL if epoch is None else self.epsilon_greedy(epoch)
-        if self.rng.random() < epsilon:
+        if self.rng.random() < self.exploration_rate(epoch):
             return self.rng.choice(state.legal_actions())
         # One position through the network as it is now: cheaper than the whole batch, which
         # would be out of date after the next step anyway.

@@ -142,3 +142,9 @@ if __name__ == "__main__":
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)
         sys.exit(INTERRUPTED)
+    except NotImplementedError as error:   # the exercise's piece 5 not written yet: one line
+        if not str(error).startswith("Exercise piece"):
+            raise
+        print("Not written yet (its comments say what it does; a hint: python check.py "
+              f"--hint 5): {error}", file=sys.stderr)
+        sys.exit(1)

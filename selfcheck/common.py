@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import inspect
 import io
+import textwrap
 import traceback
 from pathlib import Path
 from typing import Callable
@@ -89,3 +92,34 @@ def close(a, b, tolerance: float = TOLERANCE) -> bool:
 def fmt(value) -> str:
     """A value as a hint shows it: floats to six significant digits."""
     return f"{value:.6g}" if isinstance(value, float) else repr(value)
+
+
+def plural(count: int, word: str) -> str:
+    """``"1 step"``, ``"2 steps"``."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def duration(seconds: float) -> str:
+    """A length of time as a student reads it: "40 s", "25 min", "3.1 h"."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def own_constant(function: Callable, name: str):
+    """The value that ``function`` assigns to its local ``name`` as a literal (the chapter's
+    ``epochs = 200000`` inside ``main``), or None."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(
+                isinstance(target, ast.Name) and target.id == name for target in node.targets):
+            try:
+                return ast.literal_eval(node.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                return None
+    return None

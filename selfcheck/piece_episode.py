@@ -109,12 +109,17 @@ def compare(episode, log: list, side: int, epoch: int | None,
     ends = [state for state, _ in turns[1:]] + [final]
     for number, (step, turn, end) in enumerate(zip(steps, turns, ends), start=1):
         check_step(number, step, turn, end)
-    epochs = {given for who, _, _, given in log if who == LEARNER}
-    if epochs != {epoch}:
-        raise Failure(f"{what}(player, {epoch}) asked the learner with epoch "
-                      f"{sorted(epochs, key=str)[0]!r}: pass it on, "
-                      "player.get_action(state=..., epoch=epoch), so that it explores with this "
-                      "episode's epsilon")
+    asked = list(dict.fromkeys(given for who, _, _, given in log if who == LEARNER))
+    if len(asked) > 1:
+        raise Failure(f"{what}(player, {epoch}) asked the learner's moves of one game with the "
+                      f"epochs {', '.join(repr(e) for e in asked)}: epoch is the episode's "
+                      "number, the same for every move of the game (epsilon changes from one "
+                      "episode to the next, not from move to move) -- pass it on unchanged, "
+                      "player.get_action(state=..., epoch=epoch)")
+    if asked != [epoch]:
+        raise Failure(f"{what}(player, {epoch}) asked the learner with epoch {asked[0]!r}: "
+                      "pass it on, player.get_action(state=..., epoch=epoch), so that it "
+                      "explores with this episode's epsilon")
     return final.end_of_game
 
 

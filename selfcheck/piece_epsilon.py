@@ -10,12 +10,11 @@ from __future__ import annotations
 import math
 import numbers
 
-from selfcheck import reference
 from selfcheck.common import Failure, call, close, fmt
 
 EPOCHS = (0, 1, 1_000, 10_000, 25_000, 50_000, 75_000, 99_999, 100_000, 100_001, 150_000,
           200_000, 1_000_000)
-START, FINAL = reference.START, reference.FINAL
+START, FINAL = 1.0, 0.01
 # By the end of the course's 200,000 episodes epsilon should be about the floor ...
 CLOSE_TO_FLOOR, END = 0.02, 200_000
 # ... but not long before: after 10,000 games the agent still explores a good part of the time.
@@ -28,6 +27,7 @@ def check(student) -> str:
     what was found (shown after "passed")."""
     agent = student.learner(side=1)
     values = {epoch: read(agent, epoch) for epoch in EPOCHS}
+    check_depends_on_epoch_only(agent, values)
     first, last = values[0], values[END]
     if not close(first, START):
         raise Failure(f"epsilon at episode 0 should be {START} (every move explores at first), "
@@ -60,21 +60,39 @@ def read(agent, epoch: int) -> float:
     return float(value)
 
 
+def check_depends_on_epoch_only(agent, values: dict[int, float]) -> None:
+    """Asked again, in the other order, each episode must give the same epsilon: one that
+    changes with every call (and ignores ``epoch``) is not a schedule over episodes."""
+    asked = len(values)
+    for epoch in reversed(EPOCHS):
+        again = read(agent, epoch)
+        if not close(again, values[epoch], 1e-12):
+            raise Failure(f"epsilon_greedy({epoch:,}) gave {fmt(values[epoch])} when first asked "
+                          f"but {fmt(again)} when asked again after {asked} other calls: epsilon "
+                          "must follow from `epoch` alone (the episode's number), not change "
+                          "each time epsilon_greedy is called -- compute it from epoch instead "
+                          "of shrinking a value you keep")
+        asked += 1
+
+
 def schedule_shape(values: dict[int, float]) -> str | None:
     """"linear, down to 0.01 at episode D" or "exponential, time constant T" when the values
     follow one of the two schedules, else ``None``. The constant is read at the last episode
-    where epsilon is still above the floor."""
+    where epsilon is still above the floor; every other value must then lie on that line (or
+    curve)."""
     between = [e for e, v in values.items() if e and FINAL + SHAPE_TOLERANCE < v < START]
     if not between:
         return None
     probe = between[-1]
-    for name, constant_of, curve, what in (
-            ("linear", reference.linear_decay_from, reference.linear_epsilon, "down to 0.01 at "
-             "episode"), ("exponential", reference.tau_from, reference.exponential_epsilon,
-                          "time constant")):
-        constant = constant_of(probe, values[probe])
-        if all(abs(v - curve(e, constant)) <= SHAPE_TOLERANCE for e, v in values.items()):
-            return f"{name}, {what} {constant:,.0f}"
+    slope = (START - values[probe]) / probe           # linear: the fall per episode
+    decay = (START - FINAL) / slope
+    if all(abs(v - (START - slope * e if e < decay else FINAL)) <= SHAPE_TOLERANCE
+           for e, v in values.items()):
+        return f"linear, down to 0.01 at episode {decay:,.0f}"
+    tau = -probe / math.log((values[probe] - FINAL) / (START - FINAL))
+    if all(abs(v - (FINAL + (START - FINAL) * math.exp(-e / tau))) <= SHAPE_TOLERANCE
+           for e, v in values.items()):
+        return f"exponential, time constant {tau:,.0f}"
     return None
 
 

@@ -1,13 +1,14 @@
 """Pieces 3 and 4: ``MC_Trainer.main()``, the Monte Carlo update loop, judged by what it does.
 
 The student's ``main`` runs as written -- its own locals (``epochs = 200000``, ``alpha``), its
-prints, its walk through the episode -- with two stand-ins: ``Generate_episode`` hands it
-hand-made episodes first (then a short game over and over, until main has played all its
-episodes) and ``test`` only notes that it was called. After the hand-made episodes the table is
-read and compared with what the Monte Carlo update gives, and with what each common mistake
-gives, so a wrong table gets the hint of its mistake. Then: was the table saved, was ``test(100)``
-called. ``alpha`` and ``gamma`` are read from what main did, so any values of them pass; a main
-that reads the module's ``gamma`` must use that value.
+prints, its walk through the episode, its own table if it starts a fresh one -- with two
+stand-ins: ``Generate_episode`` hands it the hand-made episodes of ``selfcheck.episodes`` first
+(then a short game over and over, until main has played all its episodes) and ``test`` only notes
+that it was called. The verdict is on the table main saves (``selfcheck.saved``): it must be the
+one its own updates made, and its values for the hand-made pairs are compared with what the
+Monte Carlo update gives and with what each common mistake gives, so a wrong table gets the hint
+of its mistake. ``alpha`` (or a running average, 1/N) and ``gamma`` are read from what main did,
+so any values of them pass; a main that reads the module's ``gamma`` must use that value.
 """
 
 from __future__ import annotations
@@ -16,147 +17,108 @@ import numbers
 import os
 import tempfile
 
-from selfcheck import reference, training
-from selfcheck.common import Failure, Stop, call, close, fmt
-from State import O, X, State, symbol
+from selfcheck import saved, training
+from selfcheck.common import Failure, Stop, call, close, duration, fmt, own_constant, plural
+from selfcheck.episodes import (CARRY, CORRECT, DROP_LAST, FILLER, FORWARDS, LATE_G, MODELS,
+                                NO_NEGATION, REWARD_ONLY, RUNNING_AVERAGE, episode_of, hand_made)
+from State import O, symbol
 
-# Boards are nine cells, row by row: X, O or "." (empty). No position has a symmetry of its own
-# and none is a turned or mirrored copy of another, so a trainer that also learns from the
-# board's symmetries gives the same values for these pairs. Episode 1 has one step (it shows
-# alpha), episode 2 two (it shows gamma); episode 5 repeats the positions of episode 4 with a
-# reward on a middle step, which no game has but which tells a forwards walk from one that uses
-# each step's own reward.
-HAND_MADE = {
-    X: [
-        [("XOX..OX.O", (1, 1), 1), "XOX.XOX.O"],
-        [("....X.O..", (2, 1), 0), ("...OX.OX.", (0, 2), -1), "O.XOX.OX."],
-        [(".O....X..", (2, 2), 0), (".O..O.X.X", (1, 2), 0), ("OO..OXX.X", (0, 2), 1), "OOX.OXX.X"],
-        [("O..X.....", (1, 1), 0), ("O..XXO...", (0, 1), 0), ("OXOXXO...", (2, 2), 0),
-         ("OXOXXO.OX", (2, 0), 0), "OXOXXOXOX"],
-        [("O..X.....", (1, 1), 0), ("O..XXO...", (0, 1), 1), ("OXOXXO...", (2, 2), 0),
-         ("OXOXXO.OX", (2, 0), 0), "OXOXXOXOX"],
-    ],
-    O: [
-        [(".OX.OXXXO", (0, 0), -1), "OOX.OXXXO"],
-        [("....X.OX.", (1, 0), 0), ("..XOX.OX.", (0, 0), -1), "O.XOX.OX."],
-        [("..X..OX..", (0, 1), 0), ("XOX..OX..", (2, 2), 1), "XOX.XOX.O"],
-        [("O..XX....", (1, 2), 0), ("OX.XXO...", (0, 2), 0), ("OXOXXO..X", (2, 1), 0), "OXOXXOXOX"],
-        [("O..XX....", (1, 2), 0), ("OX.XXO...", (0, 2), -1), ("OXOXXO..X", (2, 1), 0),
-         "OXOXXOXOX"],
-    ],
-}
-# Starting values: the learner's moves are its favourites (a positive value, every other move
-# 0), so they stay the greedy ones, and a trainer that stops its backward walk at an exploring
-# move walks every step. The first steps of episodes 2 and 3 start with no entry at all: main
-# must read a missing pair as 0. (Being first, their walk ends with them anyway.)
-PRESET_START, PRESET_STEP = 0.2, 0.05
-UNSEEN = ((1, 0), (2, 0))            # (episode, step), 0-based
-# After the hand-made episodes, main gets this one-move game for every further episode.
-FILLER = {X: [("XX.OO....", (0, 2), 1), "XXXOO...."],
-          O: [("XX.OO.X..", (1, 2), -1), "XX.OOOX.."]}
 MAX_EPISODES = 2_000_000
+COURSE_EPOCHS = 200_000
 ALPHAS, GAMMAS = (0.01, 0.1, 0.5, 1.0), (0.9, 0.95, 0.99, 1.0)
-
-
-def board(cells: str, side: int | None = None) -> State:
-    """A position from nine characters X, O and "."; the side to move follows from the counts
-    unless ``side`` is given."""
-    values = [{"X": X, "O": O, ".": 0}[c] for c in cells]
-    if side is None:
-        side = X if values.count(X) == values.count(O) else O
-    return State(values, side)
-
-
-def episode_of(raw: list, side: int) -> list[tuple]:
-    *steps, final = raw
-    return [(board(cells, side), action, reward) for cells, action, reward in steps] + \
-        [(board(final),)]
-
-
-def preset(episodes: list[list[tuple]]) -> dict:
-    values = {}
-    for number, episode in enumerate(episodes):
-        for step, (state, action, _) in enumerate(episode[:-1]):
-            if (number, step) not in UNSEEN:
-                values.setdefault((state, action), PRESET_START + PRESET_STEP * len(values))
-    return values
+# Saves inside the loop: after this many, the time the whole run would spend saving is worked
+# out, and a main that would spend longer than SAVING_SECONDS is stopped and told so.
+SAVES_MEASURED, SAVING_SECONDS = 10, 120
 
 
 class Stand_Ins:
-    """``Generate_episode``, ``test`` and the learner's ``save_Q`` as main meets them."""
+    """``Generate_episode`` and ``test`` as main meets them, and the watch on its saves."""
 
-    def __init__(self, learner, episodes: list[list[tuple]], filler: list[tuple],
+    def __init__(self, trainer, episodes: list[list[tuple]], filler: list[tuple],
                  folder: str) -> None:
-        self.learner, self.episodes, self.filler = learner, episodes, filler
+        self.trainer, self.episodes, self.filler = trainer, episodes, filler
         self.calls: list[tuple[object, int]] = []
         self.tests: list = []
-        self.saved: list[dict] = []
-        self.snapshot: dict | None = None
-        self.path = os.path.join(folder, "q.pth")
-        self.real_save = learner.save_Q
+        self.folder = folder
+        self.saves = saved.Saves(trainer.player1, os.path.join(folder, "q.pth"))
+        self.too_slow: str | None = None
+
+    def install(self) -> None:
+        self.trainer.Generate_episode, self.trainer.test = self.generate, self.test
+        self.trainer.PATH = self.saves.path
+        self.saves.install()
 
     def generate(self, player, epoch):
         self.calls.append((player, epoch))
         done = len(self.calls) - 1
-        if done == len(self.episodes):
-            self.snapshot = dict(self.learner.Q)
+        self.saves.episodes[0] = len(self.calls)
+        if len(self.saves.made) >= SAVES_MEASURED:
+            self.measure_saving(done)
         if done > MAX_EPISODES:
             raise Stop()
         source = self.episodes[done] if done < len(self.episodes) else self.filler
         return list(source)
 
+    def measure_saving(self, done: int) -> None:
+        """Stop a main that saves inside its loop so often that its run would take long."""
+        epochs = own_constant(self.trainer.main, "epochs") or self.trainer.__dict__.get("epochs")
+        epochs = epochs if isinstance(epochs, int) and epochs > 0 else COURSE_EPOCHS
+        per_save, pairs = saved.seconds_per_save(self.folder)
+        saves = len(self.saves.made) * epochs / done
+        if saves * per_save > SAVING_SECONDS:
+            self.too_slow = (
+                f"main saves the table inside its loop ({plural(len(self.saves.made), 'save')} "
+                f"in its first {plural(done, 'episode')}): a save of a trained table "
+                f"({pairs:,} pairs) takes {per_save * 1000:.0f} ms here, so its "
+                f"{epochs:,} episodes would spend about {duration(saves * per_save)} saving -- "
+                "save once, after the loop (player1.save_Q(PATH) after the for, not inside it)")
+            raise Stop()
+
     def test(self, num=None, *args, **kwargs):
         self.tests.append(num)
         return 0, 0, 0
-
-    def save_Q(self, path=None, *args, **kwargs):
-        self.saved.append(dict(self.learner.Q))
-        self.real_save(self.path)
 
 
 def check(student, side: int) -> str:
     """Run the student's ``main`` on the hand-made episodes for ``side``; see the module's text."""
     trainer = student.trainer(fresh=True)
-    episodes = [episode_of(raw, side) for raw in HAND_MADE[side]]
+    episodes = hand_made(side)
     if side == O:
         training.switch_sides(trainer)
-    learner = trainer.player1
-    start = preset(episodes)
-    learner.Q.clear()
-    learner.Q.update(start)
+    trainer.player1.Q.clear()
     with tempfile.TemporaryDirectory() as folder:
-        stand_ins = Stand_Ins(learner, episodes, episode_of(FILLER[side], side), folder)
-        trainer.Generate_episode, trainer.test = stand_ins.generate, stand_ins.test
-        learner.save_Q, trainer.PATH = stand_ins.save_Q, stand_ins.path
+        stand_ins = Stand_Ins(trainer, episodes, episode_of(FILLER[side], side), folder)
+        stand_ins.install()
         try:
             call("main", trainer.main)
         except Stop:
-            raise Failure(f"main asked for more than {MAX_EPISODES:,} episodes, so the check "
-                          "stopped it before it could see the end of main (its save and test): "
-                          "the course trains 200,000") from None
-    check_calls(stand_ins, learner, len(episodes))
-    observed = stand_ins.snapshot
-    if observed is None or unchanged(observed, start):   # a main that updates in batches
-        observed = dict(learner.Q)
-    alpha, gamma = judge_values(trainer, episodes, side, start, observed)
-    if not stand_ins.saved:
-        raise Failure("main must save the trained table when training is done: "
-                      "player.save_Q(PATH)")
-    if stand_ins.saved[-1] != learner.Q:
-        raise Failure("the saved table differs from player.Q at the end: save it after the last "
-                      "episode")
+            raise Failure(stand_ins.too_slow or (
+                f"main asked for more than {MAX_EPISODES:,} episodes, so the check stopped it "
+                "before it could see the end of main (its save and test): the course trains "
+                "200,000")) from None
+        notes = check_calls(stand_ins, trainer.player1, len(episodes))
+        table = saved.read_back(stand_ins.saves, len(stand_ins.calls))
+    seen = {pair for episode in [*episodes, stand_ins.filler] for pair in saved.pairs_of(episode)}
+    saved.check_own(table, seen, len(stand_ins.calls))
+    rate, gamma = judge_values(trainer, side, table)
     if not stand_ins.tests:
         raise Failure("main must end with test(100) (the chapter prints it: print(test(100))), "
                       "to show how the trained agent plays")
-    return (f"as {symbol(side)}: {len(stand_ins.calls):,} episodes, alpha {alpha:g}, gamma "
-            f"{gamma:g}, saved, test({stand_ins.tests[-1]})")
+    if rate == RUNNING_AVERAGE:
+        notes.append("a running average (1/N, with a visit count) is Monte Carlo control too; "
+                     "the chapter uses a constant alpha = 0.01")
+    return (f"as {symbol(side)}: {len(stand_ins.calls):,} episodes, {rate_name(rate)}, gamma "
+            f"{gamma:g}, saved, test({stand_ins.tests[-1]})"
+            + "".join(f"; note: {note}" for note in notes))
 
 
-def unchanged(table: dict, start: dict) -> bool:
-    return all(close(table.get(pair, 0.0), value) for pair, value in start.items())
+def rate_name(rate) -> str:
+    return "a running average (1/N) for alpha" if rate == RUNNING_AVERAGE else f"alpha {rate:g}"
 
 
-def check_calls(stand_ins: Stand_Ins, learner, needed: int) -> None:
+def check_calls(stand_ins: Stand_Ins, learner, needed: int) -> list[str]:
+    """``Failure`` unless main asked for one episode of the learner per epoch, in order, from
+    0 (or from 1: the same number of episodes); the notes for the verdict."""
     calls = stand_ins.calls
     if not calls:
         raise Failure("main never called Generate_episode: play each episode with "
@@ -165,134 +127,131 @@ def check_calls(stand_ins: Stand_Ins, learner, needed: int) -> None:
         raise Failure("main must generate the episodes of the learner, player1: "
                       "Generate_episode(player, epoch) with player = player1")
     epochs = [epoch for _, epoch in calls]
-    if not isinstance(epochs[0], numbers.Integral) or isinstance(epochs[0], bool) \
-            or epochs[0] != 0:
+    first = epochs[0]
+    if not isinstance(first, numbers.Integral) or isinstance(first, bool) or first not in (0, 1):
         raise Failure(f"the first episode should be epoch 0 (epsilon starts at 1.0 there), got "
-                      f"{epochs[0]!r}: for epoch in range(start, epochs) with start = 0")
+                      f"{first!r}: for epoch in range(start, epochs) with start = 0")
     for earlier, later in zip(epochs, epochs[1:]):
         if later != earlier + 1:
             raise Failure(f"Generate_episode was asked for epoch {later!r} right after epoch "
                           f"{earlier!r}: one episode for each epoch, in order (for epoch in "
                           "range(start, epochs))")
     if len(calls) < needed:
-        raise Failure(f"main played only {len(calls)} episodes; the course trains 200,000")
+        raise Failure(f"main played only {plural(len(calls), 'episode')}; the course trains "
+                      "200,000")
+    return (["your episodes count from 1 (range(1, epochs + 1)): as many episodes as the "
+             "chapter's range(0, epochs)"] if first == 1 else [])
 
 
-def judge_values(trainer, episodes, side, start, observed) -> tuple[float, float]:
-    """The ``(alpha, gamma)`` with which main's table is the Monte Carlo update's, or a
-    ``Failure`` that names the mistake the table shows."""
-    pairs = [(state, action) for episode in episodes for state, action, _ in episode[:-1]]
-    got = {pair: observed.get(pair, 0.0) for pair in pairs}
-    if not all(isinstance(value, numbers.Real) for value in got.values()):
-        raise Failure("player.Q must hold numbers: a value of the table is "
-                      f"{next(v for v in got.values() if not isinstance(v, numbers.Real))!r}")
-    got = {pair: float(value) for pair, value in got.items()}
-    if all(close(got[pair], start.get(pair, 0.0)) for pair in pairs):
-        raise Failure("main did not change player.Q: update the agent's own table, "
-                      "player.Q[(state, action)] = ...")
+def judge_values(trainer, side: int, table: dict) -> tuple[object, float]:
+    """The step size (alpha, or a running average) and gamma with which the saved ``table`` is
+    the Monte Carlo update's, or a ``Failure`` that names the mistake the table shows."""
+    steps = [(number, index, (state, action))
+             for number, episode in enumerate(hand_made(side))
+             for index, (state, action, _) in enumerate(episode[:-1])]
+    got = {(number, index): table.get(pair, 0.0) for number, index, pair in steps}
+    wrong = [value for value in got.values()
+             if not isinstance(value, numbers.Real) or isinstance(value, bool)]
+    if wrong:
+        raise Failure(f"player.Q must hold numbers: a value of the table is {wrong[0]!r}")
+    got = {key: float(value) for key, value in got.items()}
+    if all(close(value, 0.0) for value in got.values()):
+        raise Failure("the table main saved holds no value for the pairs of its episodes: update "
+                      "the agent's own table, player1.Q[(state, action)] = ..., and save that")
     module_gamma = trainer.__dict__.get("gamma")
-    local_names = trainer.main.__code__.co_varnames
-    fitted = fit(episodes, side, start, got, module_gamma)
+    fitted = fit(side, got, module_gamma)
     if fitted is None:
-        raise Failure(generic_hint(episodes, side, start, got, module_gamma))
-    model, alpha, gamma = fitted
-    if model != reference.CORRECT:
-        shown = None if model == reference.REWARD_ONLY else gamma   # no gamma in that table
-        raise Failure(f"{where(episodes, side, alpha, shown)}: {MISTAKE_HINTS[model]}")
-    if close(alpha, 1.0):
-        raise Failure(f"{where(episodes, side, alpha, gamma)}: Q is set to G itself; move it only "
+        raise Failure(generic_hint(side, got, module_gamma))
+    model, rate, gamma = fitted
+    if model != CORRECT:
+        shown = None if model == REWARD_ONLY else gamma   # no gamma in that table
+        raise Failure(f"{where(side, rate, shown)}: {MISTAKE_HINTS[model]}")
+    if rate != RUNNING_AVERAGE and close(rate, 1.0):
+        raise Failure(f"{where(side, rate, gamma)}: Q is set to G itself; move it only "
                       "a fraction alpha of the way: Q + alpha * (G - Q), with alpha = 0.01")
-    if not 0 < alpha < 1:
-        raise Failure(f"{where(episodes, side, alpha, gamma)}: the table moved by a step of "
-                      f"{alpha:g}; alpha must be between 0 and 1")
-    if "gamma" not in local_names and module_gamma is not None and not close(gamma, module_gamma):
+    if rate != RUNNING_AVERAGE and not 0 < rate < 1:
+        raise Failure(f"{where(side, rate, gamma)}: the table moved by a step of "
+                      f"{rate:g}; alpha must be between 0 and 1")
+    own_gamma = "gamma" in trainer.main.__code__.co_varnames
+    if not own_gamma and isinstance(module_gamma, float) and not close(gamma, module_gamma):
         hint = ("G is not discounted: G = gamma * G + reward" if close(gamma, 1.0) else
                 f"G is discounted by {gamma:g}, but gamma is {module_gamma:g}")
-        raise Failure(f"{where(episodes, side, alpha, gamma)}: {hint}")
+        raise Failure(f"{where(side, rate, gamma)}: {hint}")
     if not 0 < gamma <= 1:
         raise Failure(f"the returns are discounted by {gamma:g}; gamma must be in (0, 1]")
-    return alpha, gamma
+    return rate, gamma
 
 
-def fit(episodes, side, start, got, module_gamma) -> tuple[str, float, float] | None:
-    """The model (the update or a mistake) and the ``(alpha, gamma)`` that give ``got``."""
-    first = episodes[0][0]
-    first_pair = (first[0], first[1])
-    for model in reference.MODELS:
-        if model == reference.NO_NEGATION and side == X:
+def fit(side: int, got: dict, module_gamma) -> tuple[str, object, float] | None:
+    """The model (the update or a mistake), step size and gamma that give ``got``."""
+    from selfcheck import reference     # only once the student's code has run (selfcheck.guard)
+    # A pair met once moves from 0 by alpha times its target: a target of +-1 shows alpha.
+    alphas = {*ALPHAS, *(abs(value) for (number, _), value in got.items()
+                         if number < 3 and 0 < abs(value) <= 1)}
+    rates = [RUNNING_AVERAGE, *sorted(alphas)]
+    gammas = {*GAMMAS, *([module_gamma] if isinstance(module_gamma, float) else []),
+              *observed_gamma(side, got, alphas)}
+    for model in MODELS:
+        if model == NO_NEGATION and side != O:
             continue
-        alphas = {*ALPHAS, *observed_alpha(model, first, side, start.get(first_pair, 0.0),
-                                           got[first_pair])}
-        gammas = {*GAMMAS, *([module_gamma] if isinstance(module_gamma, float) else []),
-                  *observed_gamma(episodes[1], side, start, got, alphas)}
-        for alpha in sorted(alphas):
+        for rate in rates:
             for gamma in sorted(gammas):
-                want = reference.mc_values(episodes, side, start, gamma, alpha, model)
-                if all(close(got[pair], want.get(pair, 0.0), 1e-7) for pair in got):
-                    return model, alpha, gamma
+                want = reference.expected(side, model, rate, gamma)
+                if all(close(got[key], want[key], 1e-7) for key in got):
+                    return model, rate, gamma
     return None
 
 
-def observed_alpha(model: str, step: tuple, side: int, before: float, after: float) -> list:
-    """The alpha that a one-step episode shows, if the model updates that step."""
-    if model == reference.DROP_LAST:
-        return []
-    target = step[2] * (1 if model == reference.NO_NEGATION else side)
-    return [(after - before) / (target - before)] if target != before else []
-
-
-def observed_gamma(episode: list, side: int, start: dict, got: dict, alphas) -> list:
-    """The gammas that the first step of a two-step episode shows for each alpha."""
-    (state, action, reward), (_, _, last_reward) = episode[0], episode[1]
-    before = start.get((state, action), 0.0)
-    found = []
-    for alpha in alphas:
-        if alpha and last_reward:
-            target = before + (got[(state, action)] - before) / alpha
-            found.append((side * target - reward) / last_reward)
-    return [g for g in found if 0 < g <= 1]  # gamma 0 is the REWARD_ONLY model
+def observed_gamma(side: int, got: dict, alphas) -> list[float]:
+    """The gammas that the first step of the two-step episode 2 shows for each alpha (a pair
+    met once: its value is alpha times (its reward + gamma times the last reward))."""
+    (_, _, reward), (_, _, last_reward) = hand_made(side)[1][:2]
+    found = [(side * got[(1, 0)] / alpha - reward) / last_reward
+             for alpha in alphas if alpha and last_reward]
+    return [gamma for gamma in found if 0 < gamma <= 1]  # gamma 0 is the REWARD_ONLY model
 
 
 MISTAKE_HINTS = {
-    reference.FORWARDS: "walk the episode backwards: a step's return G is its reward plus gamma "
-                        "times the return of the step after it; walking forwards gives a step "
-                        "the rewards before it instead (episode 5 has a reward on a middle step)",
-    reference.REWARD_ONLY: "each step moved towards its own reward, not towards its return G: "
-                           "walking backwards, G = gamma * G + reward, then Q + alpha * (G - Q), "
-                           "so the early moves of a won game learn too",
-    reference.CARRY: "G must start again at 0 in every episode: yours carries the return of the "
-                     "last episode into the next one (set G = 0 inside the loop over epochs)",
-    reference.DROP_LAST: "the last step of each episode, the one with the result, is never "
-                         "updated: after episode.pop() takes off (final_state,), walk every "
-                         "step that is left",
-    reference.NO_NEGATION: "for O, negate the rewards (they are X's: a win for O is -1) before "
-                           "they go into G, e.g. G = gamma * G + player.player * reward",
+    FORWARDS: "walk the episode backwards: a step's return G is its reward plus gamma times "
+                "the return of the step after it; walking forwards gives a step the rewards "
+                "before it instead (episode 5 has a reward on a middle step)",
+    REWARD_ONLY: "each step moved towards its own reward, not towards its return G: walking "
+              "backwards, G = gamma * G + reward, then Q + alpha * (G - Q), so the early moves "
+              "of a won game learn too",
+    CARRY: "G must start again at 0 in every episode: yours carries the return of the last "
+             "episode into the next one (set G = 0 inside the loop over epochs)",
+    DROP_LAST: "the last step of each episode, the one with the result, is never updated: "
+                 "after episode.pop() takes off (final_state,), walk every step that is left",
+    NO_NEGATION: "for O, negate the rewards (they are X's: a win for O is -1) before they go "
+                   "into G, e.g. G = gamma * G + player.player * reward",
+    LATE_G: "each step moved towards the return of the steps after it, without its own "
+              "reward: Q was updated with G before G took the step's reward. First "
+              "G = gamma * G + reward, then Q + alpha * (G - Q)",
 }
 
 
-def where(episodes, side: int, alpha: float, gamma: float | None) -> str:
-    used = f"alpha {alpha:g}" + ("" if gamma is None else f", gamma {gamma:g}")
+def where(side: int, rate, gamma: float | None) -> str:
+    used = rate_name(rate) + ("" if gamma is None else f", gamma {gamma:g}")
     return f"after the hand-made episodes ({symbol(side)} learns; your main used {used})"
 
 
-def generic_hint(episodes, side, start, got, module_gamma) -> str:
+def generic_hint(side: int, got: dict, module_gamma) -> str:
     """A step that was never updated, or else the first value that is off, against the update
     with the course's alpha and gamma."""
+    from selfcheck import reference     # only once the student's code has run (selfcheck.guard)
     gamma = module_gamma if isinstance(module_gamma, float) else 0.95
-    want = reference.mc_values(episodes, side, start, gamma, 0.01)
-    steps = [(number, step, len(episode) - 1, (state, action))
-             for number, episode in enumerate(episodes, start=1)
-             for step, (state, action, _) in enumerate(episode[:-1], start=1)]
-    for number, step, length, pair in steps:
-        if close(got[pair], start.get(pair, 0.0)):
-            return (f"step {step} of hand-made episode {number} ({length} step"
-                    f"{'s' if length > 1 else ''}) was never updated, its value is still "
-                    f"{fmt(got[pair])}: walk every step of each episode, from the last to the "
-                    "first")
-    for number, step, length, pair in steps:
-        if not close(got[pair], want[pair], 1e-7):
-            return (f"after main, Q of step {step} of hand-made episode {number} ({length} "
-                    f"steps, {symbol(side)} learns) should be {want[pair]:.6g} with alpha 0.01 "
-                    f"and gamma {gamma:g}, got {fmt(got[pair])}: walking backwards, G = gamma * "
-                    "G + reward and Q <- Q + alpha * (G - Q)")
+    want = reference.expected(side, CORRECT, 0.01, gamma)
+    lengths = [len(episode) - 1 for episode in hand_made(side)]
+    for (number, index), value in got.items():
+        if close(value, 0.0) and not close(want[(number, index)], 0.0):
+            return (f"step {index + 1} of hand-made episode {number + 1} "
+                    f"({plural(lengths[number], 'step')}) was never updated, its value is "
+                    "still 0: walk every step of each episode, from the last to the first")
+    for (number, index), value in got.items():
+        if not close(value, want[(number, index)], 1e-7):
+            return (f"after main, Q of step {index + 1} of hand-made episode {number + 1} "
+                    f"({plural(lengths[number], 'step')}, {symbol(side)} learns, from an "
+                    f"empty table) should be {want[(number, index)]:.6g} with alpha 0.01 and "
+                    f"gamma {gamma:g}, got {fmt(value)}: walking backwards, G = gamma * G + "
+                    "reward and Q <- Q + alpha * (G - Q)")
     return "the table does not match the Monte Carlo update"

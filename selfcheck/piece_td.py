@@ -10,7 +10,7 @@ from __future__ import annotations
 from Random_Agent import Random_Agent
 from selfcheck import nim_piece, piece_episode
 from selfcheck.common import Failure, call, close, fmt
-from selfcheck.piece_main import board
+from selfcheck.episodes import board
 from State import O, X, symbol
 from TicTacToe import TicTacToe
 
@@ -57,8 +57,12 @@ def check_learning_steps(student) -> None:
             if steps and isinstance(steps[-1], tuple) and len(steps[-1]) == 1:
                 raise Failure("Episode.learning_steps returns the steps alone: the final "
                               "position is not one of them (Generate_episode adds (final,))")
-            piece_episode.compare(steps + [(final,)], log, side, None,
-                                  what="Episode.learning_steps")
+            try:
+                piece_episode.compare(steps + [(final,)], log, side, None,
+                                      what="Episode.learning_steps")
+            except Failure as failure:
+                raise Failure(f"Episode.learning_steps(moves, side={side}), the learner playing "
+                              f"{symbol(side)}: {failure}") from None
 
 
 def check_update(student, module_name: str, column: int) -> None:

@@ -1,50 +1,20 @@
-"""The answer key: what a correct piece computes, and what each common mistake computes instead.
+"""The answer key of piece 3: the values that the hand-made episodes (``selfcheck.episodes``)
+leave in the table, for the Monte Carlo update and for each common mistake.
 
-The checks compare a student's results with these. The students' version of the repository
-carries this file compressed (``tools/make_exercise.py``), so that reading the checks does not
-show the solution; the teachers' repository has it in the clear.
+It answers only those five episodes, by their numbers: nothing here takes an episode or a table
+of the student's, so it is no update that a ``main`` could call instead of its own. The checks
+import it only after the student's code has run (see ``selfcheck.guard``).
 """
 
 from __future__ import annotations
 
-import math
+from functools import lru_cache
 
-START, FINAL = 1.0, 0.01
-
-# How the Monte Carlo update can be computed, right and wrong (see ``mc_values``).
-CORRECT = "correct"
-FORWARDS = "forwards"        # G summed from the first step on, not from the end
-REWARD_ONLY = "reward"       # each step moves towards its own reward, not towards G
-CARRY = "carry"              # G not set back to 0 at the start of each episode
-DROP_LAST = "drop last"      # the last step (the one with the result) never updated
-NO_NEGATION = "no negation"  # O learns from X's rewards as they are
-MODELS = (CORRECT, FORWARDS, REWARD_ONLY, CARRY, DROP_LAST, NO_NEGATION)
+from selfcheck.episodes import (CARRY, DROP_LAST, FORWARDS, LATE_G, NO_NEGATION,
+                                RUNNING_AVERAGE, REWARD_ONLY, hand_made)
 
 
-def linear_epsilon(epoch: int, decay: float) -> float:
-    """The linear schedule that reaches the final epsilon at episode ``decay``."""
-    return START + (FINAL - START) * min(epoch, decay) / decay
-
-
-def exponential_epsilon(epoch: int, tau: float) -> float:
-    """The exponential schedule with time constant ``tau``."""
-    return FINAL + (START - FINAL) * math.exp(-epoch / tau)
-
-
-def linear_decay_from(epoch: int, value: float) -> float:
-    """The episode where a linear schedule through ``(epoch, value)`` reaches the floor."""
-    return epoch * (START - FINAL) / (START - value)
-
-
-def tau_from(epoch: int, value: float) -> float:
-    """The time constant of an exponential schedule through ``(epoch, value)``."""
-    return -epoch / math.log((value - FINAL) / (START - FINAL))
-
-
-def returns(rewards: list[float], gamma: float, model: str, carried: float) -> list[float]:
-    """The target of each step of one episode under ``model``; ``carried`` is the G that a
-    ``CARRY`` walk starts from."""
-    n = len(rewards)
+def _targets(rewards: list[float], gamma: float, model: str, carried: float) -> list[float]:
     if model == REWARD_ONLY:
         return list(rewards)
     if model == FORWARDS:
@@ -53,30 +23,40 @@ def returns(rewards: list[float], gamma: float, model: str, carried: float) -> l
             G = gamma * G + reward
             targets.append(G)
         return targets
-    targets, G = [0.0] * n, carried if model == CARRY else 0.0
-    for k in reversed(range(n)):
+    targets, G = [0.0] * len(rewards), carried if model == CARRY else 0.0
+    for k in reversed(range(len(rewards))):
+        before = G
         G = gamma * G + rewards[k]
-        targets[k] = G
+        targets[k] = before if model == LATE_G else G
     return targets
 
 
-def mc_values(episodes: list[list[tuple]], side: int, start: dict, gamma: float, alpha: float,
-              model: str = CORRECT) -> dict:
-    """The table after the Monte Carlo update of ``episodes`` in turn, from ``start``: each step's
-    return G (walking backwards, G = gamma * G + reward, the rewards negated for O) pulls its
-    value ``Q <- Q + alpha * (G - Q)``. ``model`` names a common mistake to compute instead."""
-    values, carried = dict(start), 0.0
+def expected(side: int, model: str, rate, gamma: float) -> dict[tuple[int, int], float]:
+    """``{(episode, step): value}`` (both 0-based) after the hand-made episodes of ``side``, from
+    an empty table, under ``model`` with the step size ``rate`` (a number, or
+    ``RUNNING_AVERAGE``) and ``gamma``."""
+    values: dict = {}
+    visits: dict = {}
+    carried = 0.0
+    episodes = _episodes(side)
     for episode in episodes:
         steps = episode[:-1]
-        if model == DROP_LAST:
-            steps = steps[:-1]
+        updated = steps[:-1] if model == DROP_LAST else steps
         sign = 1 if model == NO_NEGATION else side
-        rewards = [sign * reward for _, _, reward in steps]
-        targets = returns(rewards, gamma, model, carried)
-        for (state, action, _), target in zip(steps, targets):
-            old = values.get((state, action), 0.0)
-            values[(state, action)] = old + alpha * (target - old)
+        targets = _targets([sign * reward for _, _, reward in updated], gamma, model, carried)
+        for (state, action, _), target in zip(updated, targets):
+            pair = (state, action)
+            visits[pair] = visits.get(pair, 0) + 1
+            step = 1 / visits[pair] if rate == RUNNING_AVERAGE else rate
+            old = values.get(pair, 0.0)
+            values[pair] = old + step * (target - old)
         if model == CARRY and targets:
             carried = targets[0]
-    return values
+    return {(number, index): values.get((state, action), 0.0)
+            for number, episode in enumerate(episodes)
+            for index, (state, action, _) in enumerate(episode[:-1])}
 
+
+@lru_cache(maxsize=None)
+def _episodes(side: int) -> tuple:
+    return tuple(hand_made(side))

@@ -16,12 +16,14 @@ import os
 import sys
 import time
 
-from selfcheck import piece_episode, piece_epsilon, piece_main, piece_td, training
-from selfcheck.common import STUB_PREFIX, Failure, NotWritten, where_it_broke
+from selfcheck import guard, piece_episode, piece_epsilon, piece_main, piece_td, training
+from selfcheck.common import ROOT, STUB_PREFIX, Failure, NotWritten, where_it_broke
 from selfcheck.student import Student
 from State import O, X
 
 PASSED, FAILED, NOT_WRITTEN, NOT_ATTEMPTED = "passed", "failed", "not written", "not attempted"
+# The students' version's manifest (tools/exercise/classroom.py writes it): its files as issued.
+MANIFEST = ROOT / ".github" / "classroom" / "issued.json"
 CHECKS = {
     1: piece_epsilon.check,
     2: lambda student: piece_episode.check(student, X),
@@ -72,6 +74,27 @@ def grade(number: int) -> dict:
         return {"verdict": FAILED, "message": could_not_run(error)}
 
 
+def issued_files() -> set[str] | None:
+    """The files of the students' version as issued, from its manifest; None without one (the
+    teachers' repository) or with one that cannot be read."""
+    try:
+        manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
+        return {*manifest["student_files"], *manifest["check_files"], *manifest["workflow"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def own_work(result: dict) -> dict:
+    """``result``, unless the student's code reached into the self-check's code or a shipped
+    table while it ran: then a failure that says so."""
+    reached = guard.reached()
+    if reached is None:
+        return result
+    return {"verdict": FAILED, "message": f"your code {reached} while the check runs: each piece "
+            "must be your own code, and the table main saves the one its own updates made (not "
+            "the self-check's code, nor a table that ships in Data/)"}
+
+
 def could_not_run(error: Exception) -> str:
     return (f"the check could not run with your modules: {type(error).__name__}: {error}"
             f"{where_it_broke(error)} (did a name the course's code needs change?)")
@@ -88,6 +111,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--result", required=True)
     args = parser.parse_args(argv)
     started = time.perf_counter()
+    guard.install(issued_files())
     if args.piece is not None and args.attempted:
         result = {"verdict": PASSED if attempted(args.piece, Student()) else NOT_ATTEMPTED}
     elif args.piece is not None:
@@ -100,6 +124,7 @@ def main(argv: list[str]) -> None:
             result = {"verdict": FAILED, "message": str(problem)}
         except Exception as error:  # the check itself could not go on with this code
             result = {"verdict": FAILED, "message": could_not_run(error)}
+    result = own_work(result)
     result["seconds"] = round(time.perf_counter() - started, 3)
     with open(args.result, "w", encoding="utf-8") as file:
         json.dump(result, file)

@@ -27,6 +27,8 @@ from pathlib import Path
 import pytest
 
 from tools import exercise_students, make_exercise
+from tools.exercise import classroom, stubs
+from tools.exercise.withheld import WITHHELD
 from tools.chapter_code import ListingMissing, listing, type_in_solution
 from tools.exercise_pieces import HINTS, HINTS_FILE, INSTRUCTIONS, PIECES, next_hint
 
@@ -222,23 +224,23 @@ def chapter_repo(exercise, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def solved_repo(exercise, tmp_path_factory) -> Path:
-    """Solved, then generated: the students' version with every file that has a stub put back
-    as the solved repository has it (all five pieces written, the students' README, conftest and
-    .github around them)."""
+    """Solved, then generated: the students' version with every file that has a stub, and every
+    solved module it leaves out, put back as the solved repository has it (all five pieces
+    written, the students' README, conftest and .github around them)."""
     repo = copy_of(exercise, tmp_path_factory.mktemp("solved") / "repo")
-    for name in solution_regions():
+    for name in [*solution_regions(), *WITHHELD]:
         shutil.copy2(ROOT / name, repo / name)
     return repo
 
 
-def solution_regions() -> dict[str, list[tuple[make_exercise.Region, list[str]]]]:
+def solution_regions() -> dict[str, list[tuple[stubs.Region, list[str]]]]:
     """Every marked solution of the solved repository with its lines, by file."""
     found = {}
     for name in make_exercise.tracked_files(ROOT):
         if name.endswith(".py") and not make_exercise.teachers_only(name):
             text = (ROOT / name).read_text(encoding="utf-8")
             lines = text.splitlines()
-            regions = make_exercise.find_regions(name, text)
+            regions = stubs.find_regions(name, text)
             if regions:
                 found[name] = [(r, lines[r.begin:r.end - 1]) for r in regions]
     return found
@@ -291,7 +293,7 @@ def test_every_stub_states_its_contract_in_a_few_lines_in_both_languages(exercis
     for function, lines in blocks.items():
         assert len(lines) <= STUB_LINES, f"{function}: {len(lines)} comment lines"
         assert all(line.strip().startswith("#") for line in lines), function
-        assert all(len(line) <= make_exercise.LINE_WIDTH for line in lines), function
+        assert all(len(line) <= stubs.LINE_WIDTH for line in lines), function
         text = "\n".join(lines)
         english = [line for line in lines if not HEBREW.search(line)]
         assert len(english) >= 3 and HEBREW.search(text), f"{function}: English and Hebrew"
@@ -357,13 +359,13 @@ def test_no_solution_text_is_left_anywhere(exercise):
     for path, text in texts.items():          # no marker comment is left in any module
         if path.suffix == ".py":
             lines = text.splitlines()
-            assert not [number for number in make_exercise.comment_lines(str(path), text)
-                        if make_exercise.ANY_MARKER.match(lines[number - 1])], path
+            assert not [number for number in stubs.comment_lines(str(path), text)
+                        if stubs.ANY_MARKER.match(lines[number - 1])], path
 
 
 def test_the_students_module_keeps_the_chapters_names(exercise):
     result = run(["-c", "import MC_Trainer; print(' '.join(n for n in "
-                  f"{make_exercise.CHAPTER_NAMES['MC_Trainer.py']!r} "
+                  f"{stubs.CHAPTER_NAMES['MC_Trainer.py']!r} "
                   "if not hasattr(MC_Trainer, n)))"], exercise)
     assert result.returncode == 0 and result.stdout.strip() == "", result.stdout + result.stderr
 
@@ -372,7 +374,7 @@ def test_marker_mistakes_are_one_clear_error():
     good = ("def f(x):\n    \"\"\"Doc.\"\"\"\n"
             "    # [exercise piece 1: epsilon_greedy] solution begins\n"
             "    return x\n    # [exercise piece 1] solution ends\n")
-    assert len(make_exercise.find_regions("m.py", good)) == 1
+    assert len(stubs.find_regions("m.py", good)) == 1
     mistakes = {
         "never ends": good.replace("    # [exercise piece 1] solution ends\n", ""),
         "unknown key": good.replace("epsilon_greedy]", "no_such_piece]"),
@@ -384,11 +386,11 @@ def test_marker_mistakes_are_one_clear_error():
                                            "    # [exercise piece 1] solution ends\n    y = 1\n"),
     }
     for text in mistakes.values():
-        with pytest.raises(make_exercise.ExerciseError, match=r"^m\.py:\d+: "):
-            make_exercise.find_regions("m.py", text)
+        with pytest.raises(stubs.ExerciseError, match=r"^m\.py:\d+: "):
+            stubs.find_regions("m.py", text)
     shown = ('"""Markers look like this:\n'
              '# [exercise piece 1: epsilon_greedy] solution begins\n"""\n')
-    assert make_exercise.find_regions("m.py", shown) == []
+    assert stubs.find_regions("m.py", shown) == []
 
 
 def test_imports_only_the_solution_used_are_dropped():
@@ -396,9 +398,9 @@ def test_imports_only_the_solution_used_are_dropped():
               "    # [exercise piece 1: epsilon_greedy] solution begins\n"
               "    return math.sqrt(path.join(x, sep))\n"
               "    # [exercise piece 1] solution ends\n\n\ndef g():\n    return sep\n")
-    students, stubs = make_exercise.replace_solutions("m.py", solved)
+    students, made = stubs.replace_solutions("m.py", solved)
     assert "import math" not in students and "from os import sep\n" in students
-    assert [stub.instructions.function for stub in stubs] == [EPSILON]
+    assert [stub.instructions.function for stub in made] == [EPSILON]
     assert "raise NotImplementedError(" in students and "math.sqrt" not in students
 
 
@@ -408,7 +410,7 @@ def test_the_answer_key_is_there_compressed_and_works_the_same(exercise):
     assert not [line for line in teachers.splitlines() if len(line.strip()) >= 12
                 and line.strip() in students]
     probe = ("import selfcheck.reference as key; print(sorted(name for name in vars(key) "
-             "if not name.startswith('_')), key.linear_epsilon(25_000, 100_000))")
+             "if not name.startswith('_')), key.expected(1, 'correct', 0.01, 0.95)[(1, 0)])")
     assert run(["-c", probe], exercise).stdout == run(["-c", probe], ROOT).stdout != ""
 
 
@@ -504,7 +506,7 @@ def _yaml_scalar(text: str) -> str:
 
 
 def test_classroom_autograding_has_one_test_per_piece_with_its_points(exercise):
-    tests = json.loads((exercise / exercise_students.AUTOGRADING).read_text(encoding="utf-8"))["tests"]
+    tests = json.loads((exercise / classroom.AUTOGRADING).read_text(encoding="utf-8"))["tests"]
     assert [test["run"] for test in tests] == [f"python check.py --piece {piece.number}"
                                                for piece in PIECES]
     assert [test["points"] for test in tests] == [piece.points for piece in PIECES]
@@ -519,7 +521,7 @@ def test_classroom_autograding_has_one_test_per_piece_with_its_points(exercise):
 
 
 def test_classroom_workflow_installs_the_cpu_torch_and_runs_the_autograding(exercise):
-    text = (exercise / exercise_students.WORKFLOW).read_text(encoding="utf-8")
+    text = (exercise / classroom.WORKFLOW).read_text(encoding="utf-8")
     workflow = read_yaml(text)
     try:
         import yaml
@@ -532,11 +534,13 @@ def test_classroom_workflow_installs_the_cpu_torch_and_runs_the_autograding(exer
     (job,) = workflow["jobs"].values()
     steps = job["steps"]
     assert steps[0]["uses"].startswith("actions/checkout@")
-    assert steps[1]["uses"].startswith("actions/setup-python@")
-    assert steps[1]["with"]["python-version"] == "3.11"
+    assert steps[0]["with"]["fetch-depth"] == "0"       # the first commit is needed
+    assert steps[1]["name"] == "Put back the self-check as issued"
+    assert steps[2]["uses"].startswith("actions/setup-python@")
+    assert steps[2]["with"]["python-version"] == "3.11"
     torch = next(line for line in (ROOT / "requirements.txt").read_text().splitlines()
                  if line.startswith("torch"))
-    commands = steps[2]["run"].splitlines()
+    commands = steps[3]["run"].splitlines()
     cpu = f"pip install {torch} --index-url https://download.pytorch.org/whl/cpu"
     assert commands.index(cpu) < commands.index("pip install -r requirements.txt")
     assert steps[-1] == {"uses": "education/autograding@v1"}
@@ -544,7 +548,7 @@ def test_classroom_workflow_installs_the_cpu_torch_and_runs_the_autograding(exer
 
 def test_classroom_gives_every_point_to_the_solution_and_none_to_the_raw_exercise(
         exercise, solved_repo):
-    tests = json.loads((exercise / exercise_students.AUTOGRADING).read_text(encoding="utf-8"))["tests"]
+    tests = json.loads((exercise / classroom.AUTOGRADING).read_text(encoding="utf-8"))["tests"]
     for test in tests:
         words = shlex.split(test["run"])
         assert words[0] == "python"

@@ -1,30 +1,25 @@
 """The files the students' version writes for itself (README, conftest hook, .gitignore, Makefile,
-Classroom autograding) and the compressed form of the files that show solutions."""
+Classroom autograding, workflow and manifest) and the compressed form of the answer key."""
 
 from __future__ import annotations
 
 import base64
-import json
 import re
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from tools.exercise_pieces import HINTS_FILE, PIECES, SELF_CHECK
-from tools.exercise_templates import STUDENTS_CONFTEST, STUDENTS_README, WORKFLOW_TEMPLATE
+from tools.exercise.classroom import AUTOGRADING, MANIFEST, WORKFLOW, torch_pin, write_classroom
+from tools.exercise.conftest_hook import STUDENTS_CONFTEST
+from tools.exercise.stubs import LINE_WIDTH, Stub
+from tools.exercise_pieces import HINTS_FILE, PIECES
+from tools.exercise_templates import STUDENTS_README
 
-if TYPE_CHECKING:
-    from tools.make_exercise import Stub
-
-LINE_WIDTH = 99
 README = "README.md"
 CONFTEST = "tests/conftest.py"
 GITIGNORE = ".gitignore"
-AUTOGRADING = ".github/classroom/autograding.json"
-WORKFLOW = ".github/workflows/classroom.yml"
 # Files the students' version writes itself instead of copying the teachers' ones.
 MAKEFILE = "Makefile"
-STUDENTS_OWN = (README, GITIGNORE, AUTOGRADING, WORKFLOW, MAKEFILE)
+STUDENTS_OWN = (README, GITIGNORE, AUTOGRADING, WORKFLOW, MANIFEST, MAKEFILE)
 # Make targets that need the solved trainers or the generator, so not the students'.
 TEACHERS_TARGETS = ("exercise", "data", "compare", "curves", "docs", "bench")
 # What the teachers' .gitignore lists that means nothing in the students' repository.
@@ -32,10 +27,6 @@ TEACHERS_IGNORES = ("/exercise/",)
 # Sections of the teachers' README that hold for the students' version word for word.
 BORROWED_SECTIONS = ("## The game and its conventions", "## Agent specs")
 HEADING = re.compile(r"^(#+) ")
-# Classroom's limit for one piece's check, in minutes (a piece takes seconds; this is for a loop
-# that never ends).
-PIECE_MINUTES = 10
-# Names the course's chapter uses at module level; they stay even when only a solution used them.
 
 
 def students_readme(teachers: str | None, stubs: list[Stub], torch: str = "torch") -> str:
@@ -100,33 +91,9 @@ def students_gitignore(text: str | None) -> str:
     return "\n".join(kept) + "\n"
 
 
-def autograding() -> str:
-    """GitHub Classroom's autograding tests: one per piece, ``python check.py --piece N``, which
-    exits 0 when that piece passes; the points are the pieces' own."""
-    tests = [{"name": f"Piece {piece.number}: {piece.title}", "setup": "",
-              "run": f"{SELF_CHECK} --piece {piece.number}", "input": "", "output": "",
-              "comparison": "included", "timeout": PIECE_MINUTES, "points": piece.points}
-             for piece in PIECES]
-    return json.dumps({"tests": tests}, indent=2, ensure_ascii=False) + "\n"
-
-
-def workflow(torch: str) -> str:
-    """The Classroom workflow: Python 3.11, the CPU build of ``torch`` (the pinned requirement),
-    the rest of requirements.txt, then Classroom's autograding action (which runs
-    autograding.json)."""
-    return WORKFLOW_TEMPLATE.replace("{TORCH}", torch)
-
-
-def torch_pin(requirements: str | None) -> str:
-    """The torch line of requirements.txt (``torch==2.13.0``): the CPU build installed first must
-    be the version that the rest of the requirements then find already there."""
-    lines = (requirements or "").splitlines()
-    return next((line.replace(" ", "") for line in lines if re.match(r"\s*torch\s*[=<>~]", line)),
-                "torch")
-
-
 def write_students_files(root: Path, target: Path, stubs: list[Stub]) -> None:
-    """The files the students' version has in place of, or besides, the teachers' ones."""
+    """The files the students' version has in place of, or besides, the teachers' ones (after
+    every other file is in ``target``)."""
     def read(name: str) -> str | None:
         path = root / name
         return path.read_text(encoding="utf-8") if path.is_file() else None
@@ -134,12 +101,11 @@ def write_students_files(root: Path, target: Path, stubs: list[Stub]) -> None:
     torch = torch_pin(read("requirements.txt"))
     made = {README: students_readme(read(README), stubs, torch),
             GITIGNORE: students_gitignore(read(GITIGNORE)),
-            MAKEFILE: students_makefile(read(MAKEFILE)),
-            AUTOGRADING: autograding(),
-            WORKFLOW: workflow(torch)}
+            MAKEFILE: students_makefile(read(MAKEFILE))}
     for name, text in made.items():
         (target / name).parent.mkdir(parents=True, exist_ok=True)
         (target / name).write_text(text, encoding="utf-8")
+    write_classroom(target, torch)      # last: it hashes every other file
 
 
 def students_makefile(text: str) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import cli
+from AI_Agent import AI_Agent
+from Episode import learning_steps
 from training.loop import learn_from_games, train_loop
 from training.options import Defaults, Update, Variant, chosen_variant, parse_arguments
 from training.report import print_reports, test_games
@@ -34,10 +36,12 @@ def main(trainer: Trainer, argv: list[str] | None) -> int:
     ``cli.INTERRUPTED`` after Ctrl-C or SIGTERM)."""
     args = trainer.parse(argv)
     variant = chosen_variant(args, trainer.variants)
+    update = variant.update if variant and variant.update else trainer.update
+    # in the students' version: the pieces this run needs, named before it starts
+    cli.stop_at_unwritten_piece(AI_Agent.epsilon_greedy, learning_steps, update)
     out_name = variant.out_name if variant and variant.out_name else trainer.defaults.out_name
     run = build_run(trainer.algorithm, trainer.title, args, out_name,
                     learns=variant.meta if variant else trainer.meta)
-    update = variant.update if variant and variant.update else trainer.update
     finished = train_loop(run, learn_from_games(run, update))
     if finished:
         test_games(run.learners[0], run.opponent, run.env, TEST_GAMES)

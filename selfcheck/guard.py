@@ -1,0 +1,93 @@
+"""What the student's code reaches for while a check runs: the self-check's own code, or a table
+that ships with the repository.
+
+The students' version holds no solved code (``tools/exercise/withheld.py``), but the check's own
+files are there, and so are the trained tables in ``Data/``. A piece must be the student's own:
+importing or reading the self-check's code, or opening a shipped table, from the student's code
+fails the piece, naming what it reached for. The watch is an audit hook (``sys.addaudithook``),
+which Python offers no way to remove; an event counts when a frame of one of the files that hold
+the pieces, or of a file the students' version does not have, is on the stack, so the check's
+own imports and reads do not.
+"""
+
+from __future__ import annotations
+
+import os
+import site
+import sys
+from pathlib import Path
+
+from selfcheck.common import ROOT
+from selfcheck.saved import SHIPPED
+
+# The files that hold the pieces (the student's own).
+PIECE_FILES = ("AI_Agent.py", "MC_Trainer.py", "Episode.py", "SARSA_Trainer.py", "Q_Trainer.py",
+               "nim/nim.py")
+CHECKER_MODULES = ("selfcheck", "check", "tools", "tests")
+CHECKER_PATHS = ("selfcheck", "check.py", "tools", "tests")
+# Where Python reads source files to show them (not to run them).
+SOURCE_READERS = ("linecache.py", "tokenize.py", "inspect.py", "traceback.py")
+
+_reached: list[str] = []
+_student_paths: set[str] = set()
+
+
+def install(issued: set[str] | None) -> None:
+    """Watch from now on. ``issued``: the files of the students' version as issued (relative
+    paths, from its manifest), so that a frame of a file the student added counts as the
+    student's too; None (the teachers' repository): the piece files alone."""
+    _student_paths.update(str(ROOT / name) for name in PIECE_FILES)
+    root = str(ROOT) + "/"
+    # Python's own files and the installed packages, wherever they are (a student's .venv may
+    # well be inside the folder): never the student's.
+    installed = tuple(dict.fromkeys(os.path.join(prefix, "") for prefix in (
+        sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages(),
+        site.getusersitepackages())))
+
+    def student_frame(filename: str) -> bool:
+        if filename in _student_paths:
+            return True
+        return (issued is not None and filename.startswith(root)
+                and filename[len(root):] not in issued and not filename.startswith(installed)
+                and "site-packages" not in filename)
+
+    def hook(event: str, args: tuple) -> None:
+        path = None
+        if event == "import":
+            name = str(args[0])
+            if name.split(".")[0] not in CHECKER_MODULES:
+                return
+            what = f"imports the self-check's own code ({name})"
+        elif event == "open":
+            path = _relative(args[0])
+            if path is None or not (path in SHIPPED or path.split("/")[0] in CHECKER_PATHS):
+                return
+            what = (f"opens the shipped table {path}" if path in SHIPPED else
+                    f"reads the self-check's own code ({path})")
+        else:
+            return
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_filename.endswith(SOURCE_READERS) and path not in SHIPPED:
+                return      # a library showing source lines (a traceback, a warning, inspect)
+            if student_frame(frame.f_code.co_filename):
+                _reached.append(what)
+                return
+            frame = frame.f_back
+
+    sys.addaudithook(hook)
+
+
+def _relative(path) -> str | None:
+    if isinstance(path, int):
+        return None
+    try:
+        resolved = Path(path.decode() if isinstance(path, bytes) else path).resolve()
+        return resolved.relative_to(ROOT).as_posix()
+    except (ValueError, OSError, TypeError):
+        return None
+
+
+def reached() -> str | None:
+    """The first thing the student's code reached for since the watch began, or None."""
+    return _reached[0] if _reached else None

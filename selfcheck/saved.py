@@ -1,0 +1,148 @@
+"""The table that the student's ``main`` saved, and whether its own updates made it.
+
+Pieces 3 and 4 and the training judge the table ``main`` saves, not an intermediate one: the
+learner's ``save_Q`` is watched (what it held at each save, after how many episodes), and after
+``main`` the file at ``PATH`` is read back and judged, whoever wrote it. A table made by
+``main``'s own updates holds only pairs of the episodes it was given (or their turned and
+mirrored images, for a trainer that learns from the board's symmetries), and is no copy of a
+table that ships with the repository.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from dataclasses import dataclass, field
+
+from exact.symmetry import images
+from selfcheck.common import ROOT, Failure
+from State import State
+from tables.files import TableError, load_table, save_table
+
+# The tables that ship in Data/: what a trained table must not be, nor contain.
+SHIPPED = ("Data/Q_MC_X.pth", "Data/Q_MC_O.pth")
+# A table shares this share of a shipped table's values (and at least this many), to the last
+# digits: it was copied. Two runs of training agree on a few values at most (a pair met once).
+COPIED_SHARE, COPIED_AT_LEAST = 0.2, 50
+SAME = 1e-9
+
+
+@dataclass
+class Saves:
+    """The learner's ``save_Q`` as ``main`` meets it: every save writes the learner's table to
+    ``path`` and notes what it held and after how many episodes."""
+    learner: object
+    path: str
+    episodes: list = field(default_factory=lambda: [0])   # episodes played so far, in a cell
+    made: list = field(default_factory=list)               # (episodes, table) per save
+    seconds: float = 0.0                                   # spent saving
+
+    def install(self) -> None:
+        real_save = self.learner.save_Q
+
+        def save_Q(path=None, *args, **kwargs):
+            started = time.perf_counter()
+            self.made.append((self.episodes[0], dict(self.learner.Q)))
+            real_save(self.path)
+            self.seconds += time.perf_counter() - started
+
+        self.learner.save_Q = save_Q
+
+
+def read_back(saves: Saves, total: int) -> dict:
+    """The table that main saved: the file at ``PATH`` after main (written by ``save_Q``, or by
+    main's own ``torch.save``). One that ``save_Q`` wrote before main's last episode, and that
+    the learner's table has moved on from, is stale. ``Failure`` otherwise."""
+    if not os.path.isfile(saves.path):
+        raise Failure("main must save the trained table when training is done: "
+                      "player1.save_Q(PATH)")
+    try:
+        table, _, _ = load_table(saves.path)
+    except TableError as error:
+        raise Failure(f"the file main saved at PATH cannot be read as a table: {error}") from None
+    if saves.made and saves.made[-1][1] == table and saves.made[-1][0] < total \
+            and dict(saves.learner.Q) != table:
+        raise Failure(f"main saved its table after {saves.made[-1][0]:,} of its {total:,} "
+                      "episodes and not after the last one: save once, after the loop")
+    return table
+
+
+def check_own(table: dict, seen: set, episodes: int, who: str = "main") -> None:
+    """``Failure`` unless ``table`` is one that updates from episodes holding the pairs ``seen``
+    can make: not a shipped table, nothing from one, no pair that no episode had."""
+    for name, shipped in shipped_tables():
+        same = sum(1 for pair, value in shipped.items()
+                   if value and abs(_number(table.get(pair)) - value) <= SAME)
+        if same >= COPIED_AT_LEAST and same >= COPIED_SHARE * len(shipped):
+            raise Failure(f"the table {who} saved holds the shipped table {name} ({same:,} of "
+                          f"its {len(shipped):,} values, to the last digit): the table must be "
+                          "the one your own updates produced, not a loaded or copied one")
+    extra = [pair for pair in table if not _from(pair, seen)]
+    if extra:
+        raise Failure(f"the table {who} saved holds {len(table):,} pairs, {len(extra):,} of them "
+                      f"in none of the {episodes:,} episodes it was given (they hold "
+                      f"{len(seen):,} distinct pairs): a table made by its own updates has only "
+                      "pairs of its episodes -- did it load or copy another table?")
+
+
+def pairs_of(episode) -> list:
+    """The ``(state, action)`` pairs of an episode's steps (whatever main was given)."""
+    return [(step[0], step[1]) for step in episode[:-1]
+            if isinstance(step, tuple) and len(step) == 3]
+
+
+def _from(pair, seen: set) -> bool:
+    if pair in seen:
+        return True
+    if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], State)):
+        return False
+    try:
+        return any(image in seen for image in images(*pair))
+    except (TypeError, ValueError, IndexError, KeyError):
+        return False
+
+
+def _number(value) -> float:
+    return value if isinstance(value, float) else float("nan")
+
+
+def shipped_tables() -> list[tuple[str, dict]]:
+    """The shipped tables that are there to compare with: ``[(name, {pair: value})]``."""
+    found = []
+    for name in SHIPPED:
+        try:
+            table, _, _ = load_table(str(ROOT / name))
+        except TableError:
+            continue            # not there, or not a table: nothing to compare with
+        found.append((name, {pair: value for pair, value in table.items() if value}))
+    return found
+
+
+def full_size_table() -> dict:
+    """A table of every pair an X learner can meet (8,631), all 0: what a save of a trained
+    table costs is timed on it."""
+    table, todo, done = {}, [State()], set()
+    while todo:
+        state = todo.pop()
+        if state in done or state.end_of_game:
+            continue
+        done.add(state)
+        for action, child in state.children().items():
+            if state.player == 1:
+                table[(state, action)] = 0.0
+            todo.append(child)
+    return table
+
+
+def seconds_per_save(folder: str, times: int = 3) -> tuple[float, int]:
+    """How long saving a trained table takes here (the median of ``times`` saves), and its
+    number of pairs."""
+    table = full_size_table()
+    path = os.path.join(folder, "timing.pth")
+    seconds = []
+    for _ in range(times):
+        started = time.perf_counter()
+        save_table(path, table, 1, {})
+        seconds.append(time.perf_counter() - started)
+    return statistics.median(seconds), len(table)

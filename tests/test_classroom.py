@@ -1,0 +1,130 @@
+"""GitHub Classroom in the students' version: the workflow grades with the self-check as issued,
+whatever a hand-in changed, and the manifest lists what was issued for the class grader.
+
+The workflow's restore step is run for real here, with git, on a students' version made into a
+repository as Classroom makes it (one first commit), after a student's commits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tools import make_exercise
+from tools.exercise import classroom
+
+RESTORE_STEP = "Put back the self-check as issued"
+ALWAYS_PASSES = "import sys\nsys.exit(0)\n"
+
+
+@pytest.fixture(scope="module")
+def students(tmp_path_factory) -> Path:
+    target = tmp_path_factory.mktemp("classroom") / "exercise"
+    make_exercise.main(["--out", str(target)])
+    return target
+
+
+def git(folder: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-c", "user.name=student", "-c", "user.email=s@example.org",
+                           "-c", "init.defaultBranch=main", *args], cwd=folder,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def repository(students: Path, folder: Path) -> Path:
+    """The students' version as Classroom hands it out: a repository with one first commit."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    shutil.copytree(students, folder)
+    git(folder, "init", "-q")
+    git(folder, "add", "-A")
+    git(folder, "commit", "-qm", "The assignment")
+    return folder
+
+
+def restore_script(folder: Path) -> str:
+    """The shell commands of the workflow's restore step, as the workflow states them."""
+    yaml = pytest.importorskip("yaml")
+    workflow = yaml.safe_load((folder / classroom.WORKFLOW).read_text(encoding="utf-8"))
+    (job,) = workflow["jobs"].values()
+    return next(step["run"] for step in job["steps"] if step.get("name") == RESTORE_STEP)
+
+
+def run_restore(folder: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-e", "-c", restore_script(folder)], cwd=folder,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_an_edited_check_and_an_added_module_are_undone_before_grading(students, tmp_path):
+    folder = repository(students, tmp_path / "repo")
+    issued = (folder / "check.py").read_bytes()
+    (folder / "check.py").write_text(ALWAYS_PASSES, encoding="utf-8")
+    (folder / "selfcheck" / "run.py").write_text("", encoding="utf-8")
+    (folder / "json.py").write_text("raise SystemExit(0)\n", encoding="utf-8")   # shadows json
+    with open(folder / "AI_Agent.py", "a", encoding="utf-8") as agent:
+        agent.write("\n# the student's own work\n")
+    git(folder, "add", "-A")
+    git(folder, "commit", "-qm", "My pieces")
+    done = run_restore(folder)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (folder / "check.py").read_bytes() == issued
+    assert (folder / "selfcheck" / "run.py").read_bytes() == (students / "selfcheck" /
+                                                              "run.py").read_bytes()
+    assert not (folder / "json.py").exists()
+    assert (folder / "AI_Agent.py").read_text(encoding="utf-8").endswith(
+        "# the student's own work\n")
+    graded = subprocess.run([sys.executable, "check.py", "--piece", "1"], cwd=folder,
+                            capture_output=True, text=True, timeout=120)
+    assert graded.returncode == 1 and "not written yet" in graded.stdout
+
+
+def test_a_rewritten_first_commit_fails_the_hash_check(students, tmp_path):
+    """A student who rewrites history so that the first commit holds an edited check.py: the
+    restore brings back that check.py, and the hashes written into the workflow refuse it."""
+    folder = tmp_path / "forged"
+    shutil.copytree(students, folder)
+    (folder / "check.py").write_text(ALWAYS_PASSES, encoding="utf-8")
+    repository_folder = repository(folder, tmp_path / "repo")
+    done = run_restore(repository_folder)
+    assert done.returncode != 0
+    assert "check.py: FAILED" in done.stdout + done.stderr
+
+
+def test_the_manifest_lists_the_issued_files_with_their_hashes(students):
+    manifest = json.loads((students / classroom.MANIFEST).read_text(encoding="utf-8"))
+    assert manifest["format"] == 1 and manifest["algorithm"] == "sha256"
+    assert manifest["student_files"] == list(classroom.STUDENT_FILES)
+    files = {path.relative_to(students).as_posix() for path in students.rglob("*")
+             if path.is_file()}
+    listed = set(manifest["check_files"]) | set(manifest["workflow"]) | \
+        set(manifest["student_files"]) | {classroom.MANIFEST}
+    assert listed == files
+    assert {"check.py", "selfcheck/run.py", "tools/exercise_pieces.py", "Data/Q_MC_X.pth",
+            "Data/Q_MC_O.pth"} <= set(manifest["check_files"])
+    assert set(manifest["workflow"]) == {classroom.WORKFLOW, classroom.AUTOGRADING}
+    for name, digest in {**manifest["check_files"], **manifest["workflow"]}.items():
+        assert hashlib.sha256((students / name).read_bytes()).hexdigest() == digest, name
+    workflow = (students / classroom.WORKFLOW).read_text(encoding="utf-8")
+    for name, digest in manifest["check_files"].items():
+        assert f"{digest}  {name}\n" in workflow, name
+
+
+def test_tampered_names_each_changed_check_file_and_workflow(students, tmp_path):
+    manifest = json.loads((students / classroom.MANIFEST).read_text(encoding="utf-8"))
+    folder = tmp_path / "hand-in"
+    shutil.copytree(students, folder)
+    assert classroom.tampered(folder, manifest) == []
+    (folder / "AI_Agent.py").write_text("# mine\n", encoding="utf-8")     # the student's own
+    assert classroom.tampered(folder, manifest) == []
+    (folder / "check.py").write_text(ALWAYS_PASSES, encoding="utf-8")
+    (folder / classroom.WORKFLOW).write_text("name: nothing\n", encoding="utf-8")
+    (folder / "Data" / "Q_MC_X.pth").unlink()
+    assert classroom.tampered(folder, manifest) == sorted(
+        ["check.py", classroom.WORKFLOW, "Data/Q_MC_X.pth"])

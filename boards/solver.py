@@ -22,12 +22,10 @@ positions where nobody has a full line yet.
 from __future__ import annotations
 
 from collections.abc import Callable
-from operator import or_
-
+from boards.keys import Canonical
 from boards.shape import BoardShape, Position
 
-PROGRESS_EVERY = 1 << 16  # nodes between calls of the progress callback
-_CHUNK_BITS = 16          # a canonical-key table covers at most this many bits of the key
+PROGRESS_EVERY = 1 << 16  # positions searched between calls of the progress callback
 
 
 class Solver:
@@ -38,7 +36,8 @@ class Solver:
     def __init__(self, shape: BoardShape, progress: Callable[[int], None] | None = None) -> None:
         self.shape = shape
         self.nodes = 0                      # positions searched so far (the figure benchmarks report)
-        self.table: dict[int, int] = {}     # canonical key -> packed interval (see _pack)
+        # canonical key -> the interval [low, high] holding its value, as (low + 1) * 3 + high + 1
+        self.table: dict[int, int] = {}
         self._progress = progress
         self._size = shape.size
         self._full = (1 << shape.size) - 1
@@ -48,7 +47,7 @@ class Solver:
         # Central cells lie on most lines: they come first among moves that are otherwise equal.
         self._order = tuple(1 << cell for cell in sorted(range(shape.size),
                                                           key=lambda cell: -lines_through[cell]))
-        self._chunk_bits, self._key_tables = _key_tables(shape)
+        self._canonical = Canonical(shape)
 
     # --- the public questions ------------------------------------------------------------------
 
@@ -170,38 +169,3 @@ class Solver:
                 else:
                     rest.append(move)
         return first + second + rest
-
-    def _canonical(self, key: int) -> int:
-        """The smallest image of ``key`` (the mover's bits, then the opponent's) under the
-        board's symmetries: one name for all the copies of a position."""
-        bits, tables = self._chunk_bits, self._key_tables
-        if len(tables) == 2:
-            low, high = tables
-            return min(map(or_, low[key & ((1 << bits) - 1)], high[key >> bits]))
-        chunk_mask = (1 << bits) - 1
-        images = [table[key >> (i * bits) & chunk_mask] for i, table in enumerate(tables)]
-        return min(sum(parts) for parts in zip(*images))  # the chunks' images never overlap
-
-
-def _key_tables(shape: BoardShape) -> tuple[int, list[list[tuple[int, ...]]]]:
-    """Tables that turn a key into its images under every symmetry a chunk at a time: entry
-    ``v`` of table ``j`` holds, per symmetry, the image of the key bits ``v`` at chunk ``j``."""
-    n, symmetries = shape.size, shape.symmetries
-    key_bits = 2 * n
-    chunks = -(-key_bits // _CHUNK_BITS)
-    bits = -(-key_bits // chunks)
-    # Where key bit i goes under each symmetry: the mover's cells, then the opponent's.
-    bit_images = [tuple(1 << (perm[i] if i < n else n + perm[i - n]) for perm in symmetries)
-                  for i in range(key_bits)]
-    nothing = (0,) * len(symmetries)
-    tables = []
-    for chunk in range(chunks):
-        width = min(bits, key_bits - chunk * bits)
-        table = [nothing]
-        for value in range(1, 1 << width):
-            lowest = value & -value
-            # Built from the entry without the lowest bit: one pass of C-level ORs per entry.
-            table.append(tuple(map(or_, table[value ^ lowest],
-                                   bit_images[chunk * bits + lowest.bit_length() - 1])))
-        tables.append(table)
-    return bits, tables

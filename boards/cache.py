@@ -51,7 +51,8 @@ def cache_path(shape: BoardShape, folder: str = CACHE_FOLDER) -> str:
 def solve_board(shape: BoardShape, folder: str = CACHE_FOLDER,
                 progress: Callable[[int], None] | None = None) -> Solution:
     """The ``Solution`` of ``shape``: read from ``folder``'s cache file when it holds a good one,
-    else computed (``progress(nodes)`` is called while the solver searches) and saved there."""
+    else computed and saved there. While it computes, ``progress(nodes)`` is called with 0 at the
+    start and then every ``PROGRESS_EVERY`` positions searched."""
     path = cache_path(shape, folder)
     notes = []
     try:
@@ -60,6 +61,8 @@ def solve_board(shape: BoardShape, folder: str = CACHE_FOLDER,
         pass
     except (OSError, ValueError) as problem:
         notes.append(f"{path}: refused the cached solution ({_reason(problem)}); solving again")
+    if progress is not None:
+        progress(0)
     solver = Solver(shape, progress)
     value = solver.value()
     moves = solver.move_values()
@@ -90,7 +93,7 @@ def _write(path: str, solution: Solution) -> None:
     record["checksum"] = _checksum(record)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
-    write_atomically(path, folder, (json.dumps(record, indent=1) + "\n").encode())
+    write_atomically(path, folder, (json.dumps(record) + "\n").encode())
 
 
 def _read(path: str, shape: BoardShape) -> Solution:

@@ -3,11 +3,13 @@
 A key holds two bitboards of a board of ``n`` cells: ``first | second << n`` (the solver puts the
 side to move first, the position counter X first). ``Canonical(shape)(key)`` is the smallest of
 the key's images under the board's symmetries, so two positions that are turns or mirrors of
-each other get the same canonical key.
+each other get the same canonical key. ``canonical_of(shape)`` gives the one ``Canonical`` of a
+shape (its tables take a moment to build, so they are built once).
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from operator import or_
 
 from boards.shape import BoardShape
@@ -54,3 +56,9 @@ class Canonical:
         if len(tables) == 2:  # every board up to 4x4: the common case, kept to one C-level pass
             return min(map(or_, tables[0][key & self._mask], tables[1][key >> self._bits]))
         return min(self.images(key))
+
+
+@lru_cache(maxsize=8)
+def canonical_of(shape: BoardShape) -> Canonical:
+    """The ``Canonical`` of ``shape``, built on first use and kept for the next solver or count."""
+    return Canonical(shape)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from boards.keys import Canonical
+from boards.keys import canonical_of
 from boards.shape import BoardShape
 
 # The exact tools remember every position they walk (a few hundred bytes each as States with
@@ -44,7 +44,7 @@ def count_reachable(shape: BoardShape, limit: int | None = None,
     the count first passes ``limit`` (``None``: never). ``progress(ply, positions)`` is called
     after each ply."""
     n, full = shape.size, (1 << shape.size) - 1
-    canonical = Canonical(shape)
+    canonical = canonical_of(shape)
     # The lines through each cell: only those can be completed by a mark placed there.
     through = [tuple(mask for mask in shape.line_masks if mask >> cell & 1) for cell in range(n)]
     layer = {0}                              # the unfinished positions of this ply (X | O << n)

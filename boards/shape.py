@@ -46,9 +46,9 @@ class BoardShape:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ValueError(f"{name} must be a whole number, got {value!r}")
-        for name in ("rows", "cols"):
+        for name, word in (("rows", "rows"), ("cols", "columns")):
             if not MIN_SIDE <= getattr(self, name) <= MAX_SIDE:
-                raise ValueError(f"a board has {MIN_SIDE} to {MAX_SIDE} {name}, "
+                raise ValueError(f"a board has {MIN_SIDE} to {MAX_SIDE} {word}, "
                                  f"got {getattr(self, name)}")
         if not 1 <= self.k <= max(self.rows, self.cols):
             raise ValueError(f"k must be between 1 and {max(self.rows, self.cols)} on a "
@@ -137,7 +137,8 @@ class BoardShape:
         """The board's symmetries as permutations of flat indices (position ``i`` says where cell
         ``i`` goes), the identity first. A square board: the four quarter turns (clockwise), then
         each after a left-right mirror, in ``exact.symmetry.TRANSFORMS`` order. Any other: the
-        identity, the left-right mirror, the top-bottom mirror and the half turn."""
+        identity, the left-right mirror, the top-bottom mirror and the half turn. Copies are left
+        out (one row or column has two symmetries, a single cell one)."""
         return self._cached("symmetries", self._find_symmetries)
 
     def _find_symmetries(self) -> tuple[Permutation, ...]:
@@ -145,7 +146,8 @@ class BoardShape:
         if rows != cols:
             maps = [lambda r, c: (r, c), lambda r, c: (r, cols - 1 - c),
                     lambda r, c: (rows - 1 - r, c), lambda r, c: (rows - 1 - r, cols - 1 - c)]
-            return tuple(tuple(self.index(*move(r, c)) for r, c in self.cells) for move in maps)
+            found = [tuple(self.index(*move(r, c)) for r, c in self.cells) for move in maps]
+            return tuple(dict.fromkeys(found))  # one row or column: its mirrors coincide
         found = []
         for mirrored in (False, True):
             for quarter_turns in range(4):
@@ -157,7 +159,7 @@ class BoardShape:
                         r, c = c, rows - 1 - r
                     image.append(self.index(r, c))
                 found.append(tuple(image))
-        return tuple(dict.fromkeys(found))  # 1x1: the eight are one
+        return tuple(dict.fromkeys(found))  # 1x1: all eight are one
 
     # --- positions as bitboards ----------------------------------------------------------------
 

@@ -22,7 +22,7 @@ positions where nobody has a full line yet.
 from __future__ import annotations
 
 from collections.abc import Callable
-from boards.keys import Canonical
+from boards.keys import canonical_of
 from boards.shape import BoardShape, Position
 
 PROGRESS_EVERY = 1 << 16  # positions searched between calls of the progress callback
@@ -47,7 +47,7 @@ class Solver:
         # Central cells lie on most lines: they come first among moves that are otherwise equal.
         self._order = tuple(1 << cell for cell in sorted(range(shape.size),
                                                           key=lambda cell: -lines_through[cell]))
-        self._canonical = Canonical(shape)
+        self._canonical = canonical_of(shape)
 
     # --- the public questions ------------------------------------------------------------------
 

@@ -57,7 +57,7 @@ def solve_board(shape: BoardShape, folder: str = CACHE_FOLDER,
     notes = []
     try:
         return _read(path, shape)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no file there (yet): nothing to refuse
         pass
     except (OSError, ValueError) as problem:
         notes.append(f"{path}: refused the cached solution ({_reason(problem)}); solving again")

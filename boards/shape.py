@@ -186,14 +186,6 @@ class BoardShape:
         return tuple(X if x_bits >> i & 1 else O if o_bits >> i & 1 else EMPTY
                      for i in range(self.size))
 
-    def transform(self, bits: int, permutation: Permutation) -> int:
-        """``bits`` (one side's bitboard) with every cell moved as ``permutation`` says."""
-        image = 0
-        for cell, target in enumerate(permutation):
-            if bits >> cell & 1:
-                image |= 1 << target
-        return image
-
     def has_line(self, bits: int) -> bool:
         """Whether the marks ``bits`` fill a whole win line."""
         return any(bits & mask == mask for mask in self.line_masks)

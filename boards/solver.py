@@ -22,6 +22,7 @@ positions where nobody has a full line yet.
 from __future__ import annotations
 
 from collections.abc import Callable
+
 from boards.keys import canonical_of
 from boards.shape import BoardShape, Position
 
@@ -35,7 +36,7 @@ class Solver:
 
     def __init__(self, shape: BoardShape, progress: Callable[[int], None] | None = None) -> None:
         self.shape = shape
-        self.nodes = 0                      # positions searched so far (the figure benchmarks report)
+        self.nodes = 0  # positions searched so far (the figure benchmarks report)
         # canonical key -> the interval [low, high] holding its value, as (low + 1) * 3 + high + 1
         self.table: dict[int, int] = {}
         self._progress = progress
@@ -100,7 +101,8 @@ class Solver:
         empty = self._full & ~(me | opp)
         if not empty:
             return 0
-        # One pass over the lines: a winning cell, the opponent's, threat-making cells, and which lines are alive.
+        # One pass over the lines: the mover's winning cell, the opponent's, the cells that make
+        # a threat (to order moves by), and whether any line is still open to either side.
         opp_wins = my_makers = my_doubles = opp_makers = 0
         open_me = open_opp = False
         for mask in self._masks:
@@ -109,11 +111,10 @@ class Solver:
                 rest = mask & ~me               # the line's empty cells
                 if not rest & (rest - 1):
                     return 1                    # the mover completes this line now
-                else:
-                    pair = rest & (rest - 1)
-                    if not pair & (pair - 1):   # two empty cells: either makes a threat
-                        my_doubles |= my_makers & rest
-                        my_makers |= rest
+                pair = rest & (rest - 1)
+                if not pair & (pair - 1):       # two empty cells: either makes a threat
+                    my_doubles |= my_makers & rest
+                    my_makers |= rest
             elif not mask & me:
                 open_opp = True
                 rest = mask & ~opp

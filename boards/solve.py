@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         print(note, file=sys.stderr)
     print("\n".join(describe(solution)))
     if solution.from_cache:
-        print(f"from the cache {cache_path(shape, args.cache)} in {seconds:.3f} s "
+        print(f"from the cache {cache_path(shape, args.cache)} in {seconds * 1000:.1f} ms "
               f"(solved with {solution.nodes:,} positions searched)")
     else:
         print(f"solved in {seconds:.2f} s, {solution.nodes:,} positions searched; "

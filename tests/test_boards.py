@@ -270,3 +270,12 @@ def test_exact_fits_stops_at_its_limit():
     assert not exact_fits(shape, limit=111_972)
     assert not count_reachable(shape, limit=1000).complete
     assert exact_fits(TIC_TAC_TOE) and exact_fits(shape)
+
+
+@pytest.mark.slow
+def test_4x4_counts_are_the_readmes():
+    """The figures the README quotes from tools/bench_mnk.py (about 30 s of counting)."""
+    for k, positions, canonical in ((3, 6_036_001, 756_387), (4, 9_722_011, 1_217_977)):
+        reach = count_reachable(BoardShape(4, 4, k))
+        assert (reach.positions, reach.canonical, reach.complete) == (positions, canonical, True)
+        assert not exact_fits(BoardShape(4, 4, k))

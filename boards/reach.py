@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from boards.keys import canonical_of
 from boards.shape import BoardShape
 
-# The exact tools remember every position they walk (a few hundred bytes each as States with
-# their children) and spend some microseconds on each: a million positions is about a gigabyte
-# and tens of seconds, the most a class should wait for one exact figure.
+# The exact tools remember every position they walk: on 3x3 a State with its children takes about
+# 600 bytes and a cold exact evaluation about 15 microseconds a position, more on larger boards.
+# A million positions is then about a gigabyte and tens of seconds, the most a class should wait
+# for one exact figure.
 EXACT_LIMIT = 1_000_000
 
 

@@ -56,7 +56,8 @@ class Solver:
         """The result of perfect play from ``position`` (``(x_bits, o_bits)``, default the empty
         board), from X's view: 1, 0 or -1. A finished position is worth its result. A
         ``ValueError`` for a position no game reaches (marks off the board or on one cell, the
-        wrong number of marks for the side to move, both sides with a line)."""
+        wrong number of marks for the side to move, both sides with a line, a move after a
+        line)."""
         x_bits, o_bits = position
         mover = self._check(x_bits, o_bits)
         x_won, o_won = self.shape.has_line(x_bits), self.shape.has_line(o_bits)
@@ -86,9 +87,14 @@ class Solver:
         if x_count - o_count not in (0, 1):
             raise ValueError(f"not a reachable position: X has {x_count} marks, O {o_count} "
                              f"(X moves first, so X has as many as O or one more)")
-        if self.shape.has_line(x_bits) and self.shape.has_line(o_bits):
+        x_won, o_won = self.shape.has_line(x_bits), self.shape.has_line(o_bits)
+        if x_won and o_won:
             raise ValueError("not a reachable position: both sides have a line")
-        return 1 if x_count == o_count else -1
+        mover = 1 if x_count == o_count else -1
+        if (x_won and mover == 1) or (o_won and mover == -1):
+            raise ValueError("not a reachable position: the side that lost moved after the game "
+                             "ended")
+        return mover
 
     # --- the search ----------------------------------------------------------------------------
 

@@ -223,6 +223,8 @@ def test_a_finished_position_is_worth_its_result():
     ((1, 1), "same cell"), ((1 << 16, 0), "off the board"), ((-1, 0), "off the board"),
     ((0, 1), "X has 0 marks, O 1"), ((0b111, 0), "X has 3 marks, O 0"),
     ((0b1111, 0b11110000), "both sides have a line"),
+    ((0b1111, 0b1101100000000), "moved after the game ended"),   # O after X's top row
+    ((0b1100000111, 0b11110000), "moved after the game ended"),  # X after O's second row
 ])
 def test_unreachable_positions_are_refused(position, words):
     with pytest.raises(ValueError, match=words):

@@ -13,7 +13,6 @@ number of its distinct copies), so it holds two plies of canonical positions at 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from boards.keys import canonical_of
@@ -39,11 +38,9 @@ class Reach:
     complete: bool
 
 
-def count_reachable(shape: BoardShape, limit: int | None = None,
-                    progress: Callable[[int, int], None] | None = None) -> Reach:
+def count_reachable(shape: BoardShape, limit: int | None = None) -> Reach:
     """Count the positions reachable on ``shape`` (see ``Reach``), stopping after the ply where
-    the count first passes ``limit`` (``None``: never). ``progress(ply, positions)`` is called
-    after each ply."""
+    the count first passes ``limit`` (``None``: never)."""
     n, full = shape.size, (1 << shape.size) - 1
     canonical = canonical_of(shape)
     # The lines through each cell: only those can be completed by a mark placed there.
@@ -65,12 +62,10 @@ def count_reachable(shape: BoardShape, limit: int | None = None,
                 placed = mine | move
                 won = any(mask & placed == mask for mask in through[move.bit_length() - 1])
                 (over if won or ply + 1 == n else going).add(child)
-        for found in (going, over):
-            positions += sum(len(set(canonical.images(key))) for key in found)
-            classes += len(found)
-        finished += sum(len(set(canonical.images(key))) for key in over)
-        if progress is not None:
-            progress(ply + 1, positions)
+        ended = sum(len(set(canonical.images(key))) for key in over)  # copies of each class
+        positions += ended + sum(len(set(canonical.images(key))) for key in going)
+        classes += len(going) + len(over)
+        finished += ended
         if limit is not None and positions > limit:
             return Reach(shape, positions, classes, finished, complete=False)
         layer = going

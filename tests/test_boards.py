@@ -174,7 +174,8 @@ def test_3x3_is_a_draw_in_every_position_as_the_reference_says():
     solver, (reference, _) = Solver(TIC_TAC_TOE), reference_solver(3, 3, 3)
     assert solver.value() == 0
     for state in all_states():
-        assert solver.value(TIC_TAC_TOE.encode(state.cells)) == reference(state.cells, state.player)
+        expected = reference(state.cells, state.player)
+        assert solver.value(TIC_TAC_TOE.encode(state.cells)) == expected
     assert solver.move_values() == dict.fromkeys(range(9), 0)
 
 

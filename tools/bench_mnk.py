@@ -1,0 +1,131 @@
+"""Perfect play on m,n,k boards: solve times (fresh and from the cache) and position counts.
+
+    python tools/bench_mnk.py                # 3x3, 3x4 k=3, 4x4 k=3, 4x4 k=4; median of 3 runs
+    python tools/bench_mnk.py --large        # also 4x5 k=4, 5x5 k=4 and 5x5 k=5 (about a minute)
+    python tools/bench_mnk.py --baseline     # also a plain negamax on 4x4 k=4 (minutes)
+
+Each board: the value of the empty board, the positions the solver searched and its table's size,
+the wall and CPU seconds of a fresh solve (the empty board, then each first move, then the cache
+file written), and of the second call, which reads that file. Then how many positions each board
+has and whether the exact tools can walk them all (``boards.reach``), with the seconds the count
+took. ``--baseline`` times, side by side, the plain negamax the solver was built to beat: every
+canonical position of 4x4 k=4 visited, no pruning.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from time import perf_counter, process_time
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import cli  # noqa: E402  (the project root must be on the path first)
+from boards.cache import cache_path, solve_board  # noqa: E402
+from boards.keys import canonical_of  # noqa: E402
+from boards.reach import EXACT_LIMIT, count_reachable  # noqa: E402
+from boards.shape import BoardShape  # noqa: E402
+from boards.solve import VALUE_WORDS  # noqa: E402
+from boards.solver import Solver  # noqa: E402
+
+BOARDS = (BoardShape(3, 3, 3), BoardShape(3, 4, 3), BoardShape(4, 4, 3), BoardShape(4, 4, 4))
+LARGE_BOARDS = (BoardShape(4, 5, 4), BoardShape(5, 5, 4), BoardShape(5, 5, 5))
+DEFAULT_RUNS = 3
+
+
+def timed(work) -> tuple[float, float, object]:
+    """``(wall seconds, CPU seconds, result)`` of ``work()``."""
+    wall, cpu = perf_counter(), process_time()
+    result = work()
+    return perf_counter() - wall, process_time() - cpu, result
+
+
+def bench_solve(shape: BoardShape, runs: int) -> str:
+    """One line: the board's value and the median times of fresh and cached solves."""
+    fresh, cached = [], []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as folder:
+            canonical_of.cache_clear()  # a fresh solve builds its symmetry tables too
+            fresh.append(timed(lambda: solve_board(shape, folder)))
+            cached.append(timed(lambda: solve_board(shape, folder)))
+            file_bytes = os.path.getsize(cache_path(shape, folder))
+    solution = fresh[0][2]
+    assert all(run[2].from_cache for run in cached), "the second call did not read the cache"
+    root = Solver(shape)
+    root_wall, root_cpu, _ = timed(root.value)
+    return (f"{shape.name:<9} {VALUE_WORDS[solution.value]:<10} "
+            f"empty board {root.nodes:>9,} positions, {len(root.table):>9,} in table, "
+            f"{root_wall:6.2f} s wall {root_cpu:6.2f} s CPU | "
+            f"with first moves {solution.nodes:>9,} positions "
+            f"{_median(fresh, 0):6.2f} s wall {_median(fresh, 1):6.2f} s CPU | "
+            f"cached {_median(cached, 0) * 1000:6.2f} ms ({file_bytes} bytes)")
+
+
+def bench_counts(shape: BoardShape) -> str:
+    wall, cpu, reach = timed(lambda: count_reachable(shape))
+    fits = "fits" if reach.positions <= EXACT_LIMIT else "too large: sample"
+    return (f"{shape.name:<9} {reach.positions:>11,} positions ({reach.canonical:>9,} up to "
+            f"symmetry, {reach.finished:>9,} finished), counted in {wall:6.2f} s wall "
+            f"{cpu:6.2f} s CPU; exact tools: {fits}")
+
+
+def plain_negamax(shape: BoardShape) -> tuple[int, int]:
+    """The baseline: ``(value, canonical positions)`` by negamax over every position, a memo
+    keyed by the canonical position and nothing else (no bounds, threats or ordering)."""
+    n, full, masks = shape.size, (1 << shape.size) - 1, shape.line_masks
+    canonical, memo = canonical_of(shape), {}
+
+    def negamax(me: int, opp: int) -> int:
+        key = canonical(me | opp << n)
+        if key not in memo:
+            best, free = -1 if (me | opp) != full else 0, full & ~(me | opp)
+            while free and best < 1:
+                move = free & -free
+                free ^= move
+                placed = me | move
+                value = 1 if any(m & placed == m for m in masks) else -negamax(opp, placed)
+                best = max(best, value)
+            memo[key] = best
+        return memo[key]
+
+    return negamax(0, 0), len(memo)
+
+
+def _median(runs: list[tuple[float, float, object]], field: int) -> float:
+    return statistics.median(run[field] for run in runs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cli.Parser(prog="bench_mnk.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=cli.count, default=DEFAULT_RUNS,
+                        help=f"solves per board; medians are printed (default {DEFAULT_RUNS})")
+    parser.add_argument("--large", action="store_true",
+                        help="also solve 4x5 k=4, 5x5 k=4 and 5x5 k=5 (one run each)")
+    parser.add_argument("--baseline", action="store_true",
+                        help="also time a plain negamax on 4x4 k=4, side by side (minutes)")
+    args = parser.parse_args(argv)
+    print("perfect play from the empty board (medians of fresh solves and of cached calls):")
+    for shape in BOARDS:
+        print("  " + bench_solve(shape, args.runs), flush=True)
+    for shape in LARGE_BOARDS if args.large else ():
+        print("  " + bench_solve(shape, 1), flush=True)
+    print(f"reachable positions (the exact tools walk up to {EXACT_LIMIT:,}):")
+    for shape in BOARDS:
+        print("  " + bench_counts(shape), flush=True)
+    if args.baseline:
+        shape = BoardShape(4, 4, 4)
+        wall, cpu, (value, positions) = timed(lambda: plain_negamax(shape))
+        solver = Solver(shape)
+        ours_wall, ours_cpu, ours = timed(solver.value)
+        assert value == ours, "the baseline and the solver disagree"
+        print(f"4x4 k=4 side by side: plain negamax {positions:,} canonical positions "
+              f"{wall:.1f} s wall {cpu:.1f} s CPU; this solver {solver.nodes:,} positions "
+              f"{ours_wall:.2f} s wall {ours_cpu:.2f} s CPU: {cpu / ours_cpu:,.0f}x less CPU")
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run(lambda: main(sys.argv[1:]))

@@ -5,13 +5,18 @@ cells with its own win lines, sharing no code with ``boards``.
 """
 
 import random
+import re
+from pathlib import Path
+
 import pytest
 
-from boards.reach import count_reachable, exact_fits
+from boards.reach import EXACT_LIMIT, count_reachable, exact_fits
 from boards.shape import TIC_TAC_TOE, BoardShape
 from boards.solver import Solver
 from exact.symmetry import TRANSFORMS, state_images
 from State import ALL_CELLS, WIN_LINES, all_states
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 # --- an independent solver ---------------------------------------------------------------------
@@ -276,9 +281,15 @@ def test_exact_fits_stops_at_its_limit():
 
 
 @pytest.mark.slow
-def test_4x4_counts_are_the_readmes():
-    """The figures the README quotes from tools/bench_mnk.py (about 30 s of counting)."""
-    for k, positions, canonical in ((3, 6_036_001, 756_387), (4, 9_722_011, 1_217_977)):
-        reach = count_reachable(BoardShape(4, 4, k))
-        assert (reach.positions, reach.canonical, reach.complete) == (positions, canonical, True)
-        assert not exact_fits(BoardShape(4, 4, k))
+def test_the_position_counts_docs_boards_quotes_are_counted():
+    """Every row of docs/BOARDS.md's table of positions is what count_reachable finds (about 30 s
+    of counting for the 4x4 rows)."""
+    rows = re.findall(r"^\| (\d)x(\d) k=(\d) \| ([\d,]+) \| ([\d,]+) \|$",
+                      (ROOT / "docs" / "BOARDS.md").read_text(encoding="utf-8"), flags=re.M)
+    assert len(rows) == 4
+    for rows_, cols, k, positions, canonical in rows:
+        shape = BoardShape(int(rows_), int(cols), int(k))
+        reach = count_reachable(shape)
+        quoted = (int(positions.replace(",", "")), int(canonical.replace(",", "")))
+        assert (reach.positions, reach.canonical, reach.complete) == (*quoted, True)
+        assert exact_fits(shape) == (reach.positions <= EXACT_LIMIT)

@@ -201,13 +201,13 @@ def _checked(path: str, payload, side: int | None) -> tuple[QTable, int, dict]:
         raise TableError(f"{path}: holds a {type(payload).__name__}, not a Q-table dict; "
                          "use a file saved by AI_Agent.save_Q")
     Q, states_side = _clean(path, raw_q)
+    if not Q:    # whatever side its header names: there is nothing to play with
+        raise TableError(f"{path}: empty Q-table (no state-action values); train one first")
     if file_side is None:
         file_side = states_side
-    elif states_side not in (None, file_side):
+    elif states_side != file_side:
         raise TableError(f"{path}: says it plays {symbol(file_side)} but its positions are "
                          f"{symbol(states_side)} to move; retrain it")
-    if file_side is None:
-        raise TableError(f"{path}: empty Q-table (no state-action values); train one first")
     if side is not None and file_side != side:
         raise TableError(f"{path}: is a table for {symbol(file_side)}, not for {symbol(side)}; "
                          f"use a table made for {symbol(side)} (e.g. Data/Q_MC_{symbol(side)}.pth)")

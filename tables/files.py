@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from typing import Callable
 
 from State import State, symbol
 from tables import course_files, destinations, guard, opcodes
@@ -121,23 +122,30 @@ def save_or_keep(path: str, Q: QTable, side: int, meta: dict | None = None) -> s
 
     A table that is itself invalid is still a ``ValueError`` (it could not be kept either).
     """
-    path = os.fspath(path)
+    return keep_safely(os.fspath(path), side, lambda where: save_table(where, Q, side, meta))
+
+
+def keep_safely(path: str, side: int, save: Callable[[str], None],
+                kind: destinations.Kind = destinations.TABLE) -> str:
+    """``save(path)``; if that fails with an ``OSError`` or a ``TableError``, ``save`` into a
+    fallback file of ``kind`` for ``side`` (``destinations.fallback_paths``) and raise
+    ``NotSaved`` naming it. Returns ``path``. Tables and networks are kept alike."""
     try:
-        save_table(path, Q, side, meta)
+        save(path)
         return path
     except (OSError, TableError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else \
             str(error).removeprefix(f"{path}: ")
-    for fallback in destinations.fallback_paths(path, side):
+    for fallback in destinations.fallback_paths(path, side, kind):
         try:
-            save_table(fallback, Q, side, meta)
+            save(fallback)
         except (OSError, TableError):
             continue
-        raise NotSaved(f"{path}: could not save the table ({clip(reason)}); kept it in "
+        raise NotSaved(f"{path}: could not save the {kind.holds} ({clip(reason)}); kept it in "
                        f"{fallback} instead -- move it into place, or go on training with "
                        f"--resume {fallback}", fallback)
-    raise NotSaved(f"{path}: could not save the table ({clip(reason)}), nor keep it anywhere "
-                   "else; free some disk space and train again", None)
+    raise NotSaved(f"{path}: could not save the {kind.holds} ({clip(reason)}), nor keep it "
+                   "anywhere else; free some disk space and train again", None)
 
 
 def check_writable(path: str, force: bool = False) -> None:

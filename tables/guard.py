@@ -91,9 +91,9 @@ def archive_pickle(data: bytes) -> bytes:
     return pickled
 
 
-def check_member_count(data: bytes) -> None:
-    """Refuse an archive whose directory lists more members than a table file has, before the
-    zipfile module builds an object for each. The classic end record and, when there is one, the
+def check_member_count(data: bytes, limit: int = MAX_MEMBERS) -> None:
+    """Refuse an archive whose directory lists more than ``limit`` members (a table file has six),
+    before the zipfile module builds an object for each. The classic end record and, when there is one, the
     zip64 record are both read, as zipfile reads both: the larger count and size are checked."""
     end = data.rfind(_END_OF_DIRECTORY, max(0, len(data) - 22 - 0xFFFF))
     if end < 0 or end + 22 > len(data):
@@ -108,8 +108,8 @@ def check_member_count(data: bytes) -> None:
                     data[record:record + 4] == _ZIP64_END:
                 counts += struct.unpack_from("<24xQQ", data, record)
                 sizes += struct.unpack_from("<40xQ", data, record)
-    if max(counts) > MAX_MEMBERS or max(sizes) > MAX_MEMBERS * 1024:
-        raise Unlike(f"a zip archive of {max(counts):,} members (a table file has six)")
+    if max(counts) > limit or max(sizes) > limit * 1024:
+        raise Unlike(f"a zip archive of {max(counts):,} members (at most {limit})")
 
 
 def check_unique_names(members: list[zipfile.ZipInfo]) -> None:

@@ -20,7 +20,7 @@ import Tester
 from tables import course_files, files as Q_Table
 from tables.files import TableError, load_table
 from neural.files import NetworkError, load_network
-from tools.hostile_networks import NETWORKS, RESUMES, deflate_bomb, good_network
+from tools.hostile_networks import NETWORKS, RESUME, RESUMES, deflate_bomb, good_network
 from tools.hostile_tables import HOSTILE, ZIPPED, as_torch_zip, name, text
 
 
@@ -130,9 +130,8 @@ def test_the_good_network_loads_and_resumes(tmp_path, good, capsys):
     path = tmp_path / "good.pt"
     path.write_bytes(good)
     assert load_network(str(path)).optimizer
-    status, _, printed = command_line(DQN_Trainer.run, ["--resume", str(path), "--epochs", "60",
-                                                        "--batch", "16", "--threads", "1"], capsys)
-    assert status == 0 and "Trained 20 games" in printed
+    status, _, printed = command_line(DQN_Trainer.run, ["--resume", str(path), *RESUME], capsys)
+    assert status == 0 and "Trained 40 games" in printed
 
 
 @pytest.mark.parametrize("kind", [*NETWORKS, *RESUMES])
@@ -151,8 +150,7 @@ def test_a_hostile_network_is_refused_by_the_tester_and_by_resume(tmp_path, kind
     path, words = write_network(tmp_path, kind, good)
     before = path.read_bytes()
     for main, argv in ((Tester.main, ["--show-q", f"dqn:{path}"]),
-                       (DQN_Trainer.run, ["--resume", str(path), "--epochs", "80", "--batch",
-                                          "16", "--threads", "1"])):
+                       (DQN_Trainer.run, ["--resume", str(path), *RESUME])):
         status, lines, printed = command_line(main, argv, capsys)
         assert status == 2 and len(lines) == 1 and words in lines[0], lines
         assert "Trained" not in printed

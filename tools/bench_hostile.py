@@ -23,13 +23,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cli  # noqa: E402  (the project root must be on the path first)
-from tools.hostile_networks import NETWORKS, RESUMES, good_network  # noqa: E402
+from tools.hostile_networks import NETWORKS, RESUME, RESUMES, good_network  # noqa: E402
 from tools.hostile_tables import HOSTILE, ZIPPED, as_torch_zip  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_CPU = 2.0                   # seconds
 MAX_MEMORY = 300 * 2**20        # bytes above the interpreter
-RESUME_FLAGS = ["--epochs", "80", "--batch", "16", "--threads", "1"]
 
 # In the fresh process: import what the commands import, then run one (or none) and report.
 PROBE = """
@@ -73,7 +72,7 @@ def hostile_files(folder: Path) -> list[tuple[str, Path, list[str], str]]:
     for number, (name, (build, words)) in enumerate({**NETWORKS, **RESUMES}.items()):
         path = folder / f"network{number}.pt"
         path.write_bytes(build(good))
-        command = ["trainer", "--resume", str(path), *RESUME_FLAGS] if name in RESUMES else \
+        command = ["trainer", "--resume", str(path), *RESUME] if name in RESUMES else \
             ["tester", "--show-q", f"dqn:{path}"]
         found.append((name, path, command, words))
     return found

@@ -24,8 +24,10 @@ import DQN_Trainer  # noqa: E402  (the project root must be on the path first)
 from neural.command import build_run, parse_arguments  # noqa: E402
 from neural.loop import train  # noqa: E402
 
-# A good file: a short run with these flags; a resumed run must give the same --hidden.
-GOOD_RUN = ("--epochs", "40", "--batch", "16", "--seed", "1")
+# A good file: a short run with these flags (the shapes below are those of --hidden 64,64);
+# RESUME goes on from it, as --resume must, with the same --hidden.
+GOOD_RUN = ("--epochs", "40", "--batch", "16", "--hidden", "64,64", "--seed", "1")
+RESUME = ("--epochs", "80", "--batch", "16", "--hidden", "64,64", "--threads", "1")
 BOMB_BYTES = 4_400_000_000            # what the 4 MB deflate bomb of issue 21 inflates to
 
 

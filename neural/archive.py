@@ -36,6 +36,7 @@ from tables import guard
 MAX_MEMBERS = 64                 # the largest network with Adam's state has 46
 MAX_PICKLE_BYTES = 32 * 2**10    # a network's data.pkl is 2-5 KB: the tensors are elsewhere
 MAX_ELEMENTS = 1024 * 1024       # the largest weight: two hidden layers of 1,024
+MAX_ALL_ELEMENTS = 16 * 2**20    # of all tensors: the largest file's are under 10 million
 MAX_DIMENSIONS = 2
 FLOAT_BYTES = 4
 
@@ -62,7 +63,8 @@ def _contiguous_strides(size: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _rebuild_tensor(storage, offset, size, stride, requires_grad, hooks, metadata=None):
-    """``torch._utils._rebuild_tensor_v2`` for a plain float32 tensor, its records checked."""
+    """``torch._utils._rebuild_tensor_v2`` for a plain float32 tensor, its records checked (the
+    unpickler counts the elements it makes)."""
     if not isinstance(storage, _Storage):
         raise ArchiveError("a tensor without a storage of its own")
     if not (type(size) is tuple and len(size) <= MAX_DIMENSIONS
@@ -87,8 +89,7 @@ def _rebuild_tensor(storage, offset, size, stride, requires_grad, hooks, metadat
 
 _FLOAT_STORAGE = object()        # what the pickle gets for torch.FloatStorage: only a marker
 _NAMES = {("collections", "OrderedDict"): collections.OrderedDict,
-          ("torch", "FloatStorage"): _FLOAT_STORAGE,
-          ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor}
+          ("torch", "FloatStorage"): _FLOAT_STORAGE}
 
 
 class _Unpickler(pickle.Unpickler):
@@ -98,8 +99,19 @@ class _Unpickler(pickle.Unpickler):
         super().__init__(io.BytesIO(pickled))
         self.archive, self.prefix = archive, prefix
         self.storages: dict[str, _Storage] = {}
+        self.elements = 0     # made so far: a storage named by many tensors is copied as often
+
+    def rebuild_tensor(self, *args):
+        tensor = _rebuild_tensor(*args)
+        self.elements += tensor.numel()
+        if self.elements > MAX_ALL_ELEMENTS:
+            raise ArchiveError(f"tensors of more than {MAX_ALL_ELEMENTS:,} elements in all (one "
+                               "storage named again and again?)")
+        return tensor
 
     def find_class(self, module: str, name: str):
+        if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
+            return self.rebuild_tensor
         try:
             return _NAMES[(module, name)]
         except KeyError:

@@ -87,8 +87,14 @@ def span(text: str) -> float:
     return value
 
 
+def flag_text(value) -> str:
+    """A default as it is typed: ``64,64`` for layer sizes, ``10000`` for a count."""
+    return ",".join(map(str, value)) if isinstance(value, tuple) else f"{value:g}" \
+        if isinstance(value, float) else str(value)
+
+
 def build_parser(prog: str, description: str, defaults: DQN_Defaults) -> cli.Parser:
-    presets = ", ".join(f"--{key.replace('_', '-')} {value}"
+    presets = ", ".join(f"--{key.replace('_', '-')} {flag_text(value)}"
                         for key, value in defaults.self_play.items())
     parser = cli.Parser(prog=prog, description=description,
                         epilog=f"--opponent self trains one network that plays X and O, saved "

@@ -93,8 +93,9 @@ def archive_pickle(data: bytes) -> bytes:
 
 def check_member_count(data: bytes, limit: int = MAX_MEMBERS) -> None:
     """Refuse an archive whose directory lists more than ``limit`` members (a table file has six),
-    before the zipfile module builds an object for each. The classic end record and, when there is one, the
-    zip64 record are both read, as zipfile reads both: the larger count and size are checked."""
+    before the zipfile module builds an object for each. The classic end record and, when there
+    is one, the zip64 record are both read, as zipfile reads both: the larger count and size are
+    checked."""
     end = data.rfind(_END_OF_DIRECTORY, max(0, len(data) - 22 - 0xFFFF))
     if end < 0 or end + 22 > len(data):
         raise Unreadable("an incomplete zip archive")

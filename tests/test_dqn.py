@@ -530,10 +530,11 @@ def test_a_network_that_is_not_finite_is_never_saved_over_a_good_file(tmp_path):
 def test_ctrl_c_once_training_and_the_report_are_done_still_exits_130(tmp_path):
     """A Ctrl-C while Python shuts down (here from an exit handler, after the report) used to be
     ignored (status 0); it ends the process as interrupted, with the network saved whole."""
+    argv = ["DQN_Trainer.py", "--seed", "1", "--epochs", "30", "--batch", "8", "--hidden", "8",
+            "--out", "n.pt"]
     script = ("import atexit, os, runpy, signal, sys; "
-              f"sys.path.insert(0, {str(ROOT)!r}); "
+              f"sys.path.insert(0, {str(ROOT)!r}); sys.argv = {argv!r}; "
               "atexit.register(os.kill, os.getpid(), signal.SIGINT); "
-              f"sys.argv = ['DQN_Trainer.py'] + {['--seed', '1', '--epochs', '30', '--batch', '8', '--hidden', '8', '--out', 'n.pt']!r}; "
               f"runpy.run_path({str(ROOT / 'DQN_Trainer.py')!r}, run_name='__main__')")
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
                           text=True, timeout=300)

@@ -61,6 +61,12 @@ def moment(key: str, value):
     return change
 
 
+def many_views(payload) -> None:
+    """300 more weights, each a view of one storage of 2**20 elements: each is its own record."""
+    storage = torch.zeros(2**20)
+    payload["weights"].update({f"view{n}": storage[:] for n in range(300)})
+
+
 def deflate_bomb(good: bytes, inflated: int = BOMB_BYTES) -> bytes:
     """``good`` with its first weight's storage member replaced by ``inflated`` zero bytes,
     deflated (about 1,000 to 1), written in pieces so that it is never held whole."""
@@ -97,6 +103,8 @@ NETWORKS = {
                         "_rebuild_nested_tensor"),
     "a float64 weight": (lambda good: changed(good, weight("layers.0.weight", lambda: torch.zeros(
         64, 27, dtype=torch.float64))), "DoubleStorage"),
+    "one 4 MB storage viewed by 300 tensors (1.2 GB as copies)": (
+        lambda good: changed(good, many_views), "elements in all"),
     "a weight of another shape": (lambda good: changed(good, weight(
         "layers.0.weight", lambda: torch.zeros(64, 28))), "do not fit"),
 }

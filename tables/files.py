@@ -210,7 +210,8 @@ def _checked(path: str, payload, side: int | None) -> tuple[QTable, int, dict]:
                          "use a file saved by AI_Agent.save_Q")
     Q, states_side = _clean(path, raw_q)
     if not Q:    # whatever side its header names: there is nothing to play with
-        raise TableError(f"{path}: empty Q-table (no state-action values); train one first")
+        raise TableError(f"{path}: empty Q-table (no state-action values); train one first, or "
+                         "use a table saved by AI_Agent.save_Q")
     if file_side is None:
         file_side = states_side
     elif states_side != file_side:

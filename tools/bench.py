@@ -48,7 +48,8 @@ OTHER_BENCHMARKS = (("tools/compare.py", "--bench"),
                     ("tools/bench_playout.py", "--runs", "{runs}"),
                     ("tools/bench_nim.py", "--runs", "{runs}"),
                     ("tools/bench_book.py", "--runs", "{runs}"),
-                    ("tools/bench_dqn.py",))   # one run of each mode: each takes about a minute
+                    ("tools/bench_hostile.py",),
+                    ("tools/bench_dqn.py",))   # seeds 1-10 of both modes: about 15 minutes
 
 
 def median_seconds(work: Callable[[], object], runs: int) -> float:

@@ -2,7 +2,8 @@
 refusal, measured in a fresh process that reads the file as a user's command does.
 
     python tools/bench_hostile.py            # every file of tools/hostile_tables.py and
-                                             # tools/hostile_networks.py (a few minutes)
+                                             # tools/hostile_networks.py (several minutes:
+                                             # the 4.4 GB bomb is deflated first)
     python tools/bench_hostile.py --only zip64,stride
 
 Tables are read by ``Tester.py --show-q PATH``, networks by ``Tester.py --show-q dqn:PATH``,

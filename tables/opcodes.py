@@ -204,9 +204,10 @@ class _Model:
         # insertion would then compare with every key before it.
         for key in items[::2]:
             if key.kind != "text" and (key.kind, key.head) != ("tuple", "object"):
-                what = "numbers" if key is _ATOM else f"a {key.kind}"
-                raise Unlike(f"a dict keyed by {what}, so it is not a Tic-Tac-Toe table (its "
-                             "keys are names and (State, move) pairs)")
+                what = "numbers" if key is _ATOM else "tuples that do not start with a " \
+                    "State" if key.kind == "tuple" else f"a {key.kind}"
+                raise Unlike(f"a dict keyed by {what}, so it is not a Tic-Tac-Toe table "
+                             "(another game's?)")
         target.entries += len(items) // 2
         self.all_entries += len(items) // 2
         if self.all_entries > MAX_ALL_ENTRIES:

@@ -112,6 +112,9 @@ def run(main: Callable[[], int | None]) -> None:
     try:
         status = main()
         sys.stdout.flush()    # now, so that a write error is reported here and not at exit
+        # Python ignores a KeyboardInterrupt while it shuts down (torch's take a moment): a
+        # Ctrl-C from here on ends the process at once, as interrupted; all is saved by now.
+        signal.signal(signal.SIGINT, _interrupted_at_once)
     except ValueError as error:
         fail(f"error: {error}")
     except NotImplementedError as error:
@@ -143,10 +146,10 @@ def quiet_interrupt_while_starting() -> None:
     script = os.path.abspath(getattr(main, "__file__", "") or "")
     if os.path.dirname(script) == REPOSITORY and signal.getsignal(signal.SIGINT) is \
             signal.default_int_handler:
-        signal.signal(signal.SIGINT, _interrupted_while_starting)
+        signal.signal(signal.SIGINT, _interrupted_at_once)
 
 
-def _interrupted_while_starting(signum, frame) -> None:
+def _interrupted_at_once(signum, frame) -> None:
     print("\nInterrupted.", file=sys.stderr)
     os._exit(INTERRUPTED)
 

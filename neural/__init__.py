@@ -4,7 +4,8 @@ network.py   the MLP, the board as the side to move sees it, every position's ro
 replay.py    experience replay (every transition with its eight symmetric images)
 learner.py   the DQN update: target from the frozen network's best legal value, Huber, Adam
 agent.py     DQN_Agent, the network as a player; make_dqn_agent for agent specs (dqn:PATH, .pt)
-files.py     save/load: torch.save of a state dict and plain metadata, weights_only loading
+files.py     save/load: torch.save of a state dict and plain metadata, every field checked
+archive.py   reading a network file without torch.load: zip and tensor records checked first
 loop.py      one run: play, remember, learn, progress bar, Ctrl-C, save
 command.py   DQN_Trainer's command line and the run it builds
 report.py    the exact report and the positions where a policy's move loses value

@@ -11,6 +11,7 @@ training.
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import dataclass, field
 
 import cli
@@ -50,14 +51,29 @@ class DQN_Defaults:
 
 
 def hidden_sizes(text: str) -> tuple[int, ...]:
-    """Hidden layer sizes written as ``64,64``."""
+    """Hidden layer sizes written as ``64,64`` (ASCII digits: ``int`` would take others too)."""
     try:
-        sizes = tuple(int(part) for part in text.split(","))
+        parts = text.split(",")
+        if not all(part.isascii() and part.isdigit() for part in parts):
+            raise ValueError(text)
+        sizes = tuple(int(part) for part in parts)
         Q_Network(sizes)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected 1 to {MAX_LAYERS} layer sizes like 64,64, "
                                          f"got {text!r}") from None
     return sizes
+
+
+def threads(text: str) -> int:
+    """A number of CPU threads, at most the CPUs this process may use (torch crashes on far
+    more)."""
+    available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        os.cpu_count() or 1
+    value = cli.count(text)
+    if value > available:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {available} (the CPUs this "
+                                         f"process may use), got {value}")
+    return value
 
 
 def span(text: str) -> float:
@@ -71,8 +87,14 @@ def span(text: str) -> float:
     return value
 
 
+def flag_text(value) -> str:
+    """A default as it is typed: ``64,64`` for layer sizes, ``10000`` for a count."""
+    return ",".join(map(str, value)) if isinstance(value, tuple) else f"{value:g}" \
+        if isinstance(value, float) else str(value)
+
+
 def build_parser(prog: str, description: str, defaults: DQN_Defaults) -> cli.Parser:
-    presets = ", ".join(f"--{key.replace('_', '-')} {value}"
+    presets = ", ".join(f"--{key.replace('_', '-')} {flag_text(value)}"
                         for key, value in defaults.self_play.items())
     parser = cli.Parser(prog=prog, description=description,
                         epilog=f"--opponent self trains one network that plays X and O, saved "
@@ -142,7 +164,7 @@ def add_network_flags(parser: cli.Parser, defaults: DQN_Defaults) -> None:
     add("--device", choices=DEVICES, default="cpu",
         help="where the network computes: cpu, cuda, or auto (cuda when there is one) "
              "(default: cpu; a network this small is fastest there)")
-    add("--threads", type=cli.count, default=1,
+    add("--threads", type=threads, default=1,
         help="CPU threads for torch (default: 1; small batches run fastest on one)")
 
 
@@ -220,10 +242,10 @@ def build_run(args: argparse.Namespace, defaults: DQN_Defaults, title: str) -> D
     device = pick_device(args.device)
     path = args.out or args.resume or cli.repository_file(
         "Data/" + defaults.out_name.format(side="self" if self_play else args.side))
-    check_writable(path, force=args.force)
-    if args.resume:
+    if args.resume:     # first: what is wrong with the file says more than "not a network"
         network, optimizer, start, (schedule, decay) = resumed(args.resume, args, sides)
-    else:
+    check_writable(path, force=args.force)
+    if not args.resume:
         optimizer, start, schedule, decay = None, 0, args.epochs, decay_games(args)
         with torch.random.fork_rng(devices=[]):    # seeds the weights, leaves torch's RNG be
             torch.manual_seed(args.seed)

@@ -1,5 +1,5 @@
 """Network files: a ``torch.save`` of plain data -- the weights as a state dict, the layer sizes,
-the sides it plays and how it was trained -- read back with ``torch.load(weights_only=True)``.
+the sides it plays and how it was trained -- read back by ``neural.archive``, not torch.load.
 
 A file holds one dict::
 
@@ -7,9 +7,10 @@ A file holds one dict::
      "weights": {name: tensor}, "updates": optimiser steps taken, "meta": {...},
      "optimizer": Adam's state dict (to resume) or None}
 
-Loading never runs code from the file (``weights_only=True`` rebuilds tensors and plain Python
-values only) and checks everything before it is used: the layer sizes, every weight's name, shape
-and finiteness, the sides, the metadata. Anything wrong is one ``NetworkError`` naming the file,
+Loading never runs code from the file (the archive's reader rebuilds plain float32 tensors and
+plain Python values only, each record checked before it is read) and checks everything before it
+is used: the layer sizes, every weight's name, shape and finiteness, the sides, the metadata, and
+Adam's state against the weights. Anything wrong is one ``NetworkError`` naming the file,
 the problem and what to do. Saving is atomic: a temporary file in the same folder, flushed to
 disk, then renamed over ``path``, so an interrupted save leaves the previous file as it was.
 """
@@ -18,15 +19,15 @@ from __future__ import annotations
 
 import io
 import os
-import warnings
 from typing import NamedTuple
 
 import torch
 
 from State import O, X, symbol
+from neural.archive import ArchiveError, read_payload
 from neural.network import Q_Network
 from tables import destinations
-from tables.files import read_bounded, write_atomically
+from tables.files import keep_safely, read_bounded, write_atomically
 
 FORMAT_NAME = "tictactoe-dqn"
 FORMAT_VERSION = 1
@@ -47,7 +48,9 @@ class Saved(NamedTuple):
     network: Q_Network
     sides: tuple[int, ...]       # the sides it was trained to play: (1,), (-1,) or (1, -1)
     meta: dict
-    optimizer: dict | None       # Adam's state, for --resume
+    # Adam's moments by parameter number, checked against the weights (for --resume); None
+    # when the file has none
+    optimizer: dict | None
 
 
 def save_network(path: str, network: Q_Network, sides: tuple[int, ...], meta: dict,
@@ -70,7 +73,24 @@ def save_network(path: str, network: Q_Network, sides: tuple[int, ...], meta: di
     write_atomically(path, folder, data.getvalue())
 
 
-NETWORK_FILE = destinations.Kind(SUFFIX, "network", "network file")
+NETWORK_FILE = destinations.Kind(SUFFIX, "network", "network file", "DQN")
+
+
+def save_or_keep(path: str, network: Q_Network, sides: tuple[int, ...], meta: dict,
+                 optimizer: dict | None = None) -> str:
+    """``save_network``, and if writing at ``path`` fails (a full disk, a folder gone), keep the
+    network in a fallback file as the table trainers do (``tables.files.keep_safely``: beside
+    ``path``, else in the temporary folder) and raise ``NotSaved`` naming it. A network whose
+    weights or Adam's moments are not all finite (a run that diverged) is never written: a
+    ``NetworkError``, and a good file at ``path`` stays as it was."""
+    moments = (optimizer or {}).get("state", {}).values()
+    tensors = [*network.state_dict().values(), *(t for m in moments for t in m.values())]
+    if not all(bool(torch.isfinite(tensor).all()) for tensor in tensors):
+        raise NetworkError(f"{path}: not saved: the network's weights are no longer finite "
+                           "numbers (the training diverged); the file is left as it was -- "
+                           "train again, e.g. with a smaller --alpha")
+    return keep_safely(path, sides[0], lambda where: save_network(where, network, sides, meta,
+                                                                  optimizer), NETWORK_FILE)
 
 
 def check_writable(path: str, force: bool = False) -> None:
@@ -111,8 +131,8 @@ def load_network(path: str, side: int | None = None) -> Saved:
     if not isinstance(meta, dict) or not all(isinstance(k, str) and isinstance(v, _PLAIN)
                                              for k, v in meta.items()):
         raise NetworkError(f"{path}: damaged network file (its metadata); retrain it")
-    if optimizer is not None and not isinstance(optimizer, dict):
-        raise NetworkError(f"{path}: damaged network file (its optimiser state); retrain it")
+    if optimizer is not None:
+        optimizer = _moments(path, optimizer, network)
     sides = tuple(SIDE_NAMES[name] for name in names)
     if side is not None and side not in sides:
         raise NetworkError(f"{path}: is a network for {' and '.join(names)}, not for "
@@ -122,19 +142,17 @@ def load_network(path: str, side: int | None = None) -> Saved:
 
 
 def _read(path: str):
-    """The object the file holds, rebuilt by torch's weights-only unpickler."""
+    """The object the file holds, its archive and tensor records checked before any is read
+    (``neural.archive``)."""
     path = os.fspath(path)
     data = read_bounded(path, MAX_FILE_BYTES, NetworkError, "a network",
                         f"give the path of a network saved by DQN_Trainer.py (a {SUFFIX} file)")
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return torch.load(io.BytesIO(data), weights_only=True, map_location="cpu")
-    except Exception as error:  # any failure to parse untrusted bytes means the same to the user
-        first = " ".join(str(error).split())[:80]
-        raise NetworkError(f"{path}: not a readable network file ({type(error).__name__}: "
-                           f"{first}); it may be cut short or not a torch.save file -- copy it "
-                           "again or retrain it") from None
+        return read_payload(data)
+    except ArchiveError as error:
+        raise NetworkError(f"{path}: not a readable network file ({error}); it may be cut short "
+                           "or not a network saved by DQN_Trainer.py -- copy it again or retrain "
+                           "it") from None
 
 
 def _network(path: str, payload: dict) -> Q_Network:
@@ -161,3 +179,34 @@ def _network(path: str, payload: dict) -> Q_Network:
                            "retrain it") from None
     network.updates = updates
     return network
+
+
+_MOMENTS = {"step", "exp_avg", "exp_avg_sq"}
+
+
+def _moments(path: str, optimizer, network: Q_Network) -> dict:
+    """Adam's moments from a file's optimiser state, checked against ``network``'s weights: one
+    entry per weight (none before the first step), each a finite step count and finite moments of
+    the weight's shape, the second non-negative. Its settings (learning rate, betas) are not
+    taken from the file: the resumed run has its own."""
+    state = optimizer.get("state") if isinstance(optimizer, dict) else None
+    weights = list(network.parameters())
+    if not isinstance(state, dict) or (not state and network.updates > 0) or \
+            (state and set(state) != set(range(len(weights)))):
+        raise NetworkError(f"{path}: its optimiser state does not fit its weights (it has "
+                           f"{len(state) if isinstance(state, dict) else 'no'} entries for "
+                           f"{len(weights)} weights), so it cannot be resumed; start afresh")
+    for number, weight in enumerate(weights if state else []):
+        entry = state[number]
+        if not isinstance(entry, dict) or set(entry) != _MOMENTS or not all(
+                isinstance(entry[key], torch.Tensor) and entry[key].dtype == torch.float32
+                and bool(torch.isfinite(entry[key]).all()) for key in _MOMENTS):
+            raise NetworkError(f"{path}: its optimiser state for weight {number} is not Adam's "
+                               "step count and moments as finite numbers; start afresh")
+        if entry["step"].shape != () or float(entry["step"]) < 0 or \
+                entry["exp_avg"].shape != weight.shape or \
+                entry["exp_avg_sq"].shape != weight.shape or bool((entry["exp_avg_sq"] < 0).any()):
+            raise NetworkError(f"{path}: its optimiser state for weight {number} does not fit "
+                               f"the weight of shape {tuple(weight.shape)} (or has a negative "
+                               "second moment), so it cannot be resumed; start afresh")
+    return state

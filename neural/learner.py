@@ -47,7 +47,7 @@ class DQN_Learner:
     ``lr``: Adam's learning rate (``set_learning_rate`` changes it); ``batch``: transitions per
     optimiser step; ``steps_per_update``: new transitions per optimiser step (``catch_up`` takes
     the steps that are due); ``sync_every``: optimiser steps between syncs of the target.
-    ``optimizer`` is a saved state of Adam to go on from (a resumed run)."""
+    ``optimizer``: Adam's moments to go on from (a resumed run), by parameter number."""
 
     def __init__(self, network: Q_Network, replay: Replay, gamma: float, lr: float, batch: int,
                  steps_per_update: int, sync_every: int, optimizer: dict | None = None) -> None:
@@ -60,8 +60,9 @@ class DQN_Learner:
         self.pending = 0          # transitions stored since the last optimiser step
         # fused: one kernel for the whole step, several times faster than a loop over tensors
         self.optimizer = torch.optim.Adam(network.parameters(), lr=lr, fused=True)
-        if optimizer is not None:
-            self.optimizer.load_state_dict(optimizer)
+        if optimizer:      # checked moments (neural.files); the settings are this run's
+            settings = self.optimizer.state_dict()["param_groups"]
+            self.optimizer.load_state_dict({"state": optimizer, "param_groups": settings})
         device = network.device
         self.inputs, self.masks = inputs(device), legal_masks(device)
         self.sync()

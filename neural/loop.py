@@ -17,9 +17,10 @@ from Episode import learning_steps, play_game
 from State import X, State
 from TicTacToe import TicTacToe
 from training.curves import Learning_Curve
+from tables.files import NotSaved
 from training.loop import StopRequest, run_episodes
 from neural.agent import DQN_Agent
-from neural.files import save_network
+from neural.files import save_or_keep
 from neural.learner import DQN_Learner, learning_rate
 
 
@@ -90,11 +91,17 @@ def train(run: DQN_Run, show_progress: bool = True,
                                 note=lambda: mean_loss(run))
         seconds = time.perf_counter() - started
         stop.saving = True
-        save(run, epoch)
+        try:
+            save(run, epoch)
+            not_saved = None
+        except NotSaved as failure:
+            not_saved = failure
         interrupted = stop.requested
     played = epoch - run.start
     print(f"Trained {played:,} games in {seconds:.1f} s ({played / max(seconds, 1e-9):,.0f} "
           f"games/s, {run.learner.network.updates:,} optimiser steps)")
+    if not_saved:        # the work is kept in a fallback file, which the one line names
+        raise not_saved
     if interrupted and epoch < run.epochs:
         print(f"Interrupted: saved {epoch:,} of {run.epochs:,} games to {run.path} (continue "
               f"with --resume {run.path} --epochs {run.epochs})")
@@ -108,7 +115,8 @@ def train(run: DQN_Run, show_progress: bool = True,
 
 
 def save(run: DQN_Run, episodes_done: int) -> None:
-    """Save the network with its record, its game count and Adam's state (to resume)."""
+    """Save the network with its record, its game count and Adam's state (to resume); where
+    ``run.path`` cannot be written, into a fallback file that ``NotSaved`` names."""
     meta = dict(run.meta, episodes_done=episodes_done)
-    save_network(run.path, run.learner.network, run.sides, meta,
+    save_or_keep(run.path, run.learner.network, run.sides, meta,
                  run.learner.optimizer.state_dict())

@@ -36,9 +36,10 @@ class Kind:
     suffix: str
     holds: str
     called: str
+    short: str           # in the name of a fallback file: unsaved_<short>_X_1a2b3c<suffix>
 
 
-TABLE = Kind(SUFFIX, "table", "Q-table file")
+TABLE = Kind(SUFFIX, "table", "Q-table file", "Q")
 
 
 def target_problem(path: str, kind: Kind = TABLE) -> str | None:
@@ -78,11 +79,10 @@ def destination_problem(path: str, is_kind, force: bool, kind: Kind = TABLE) -> 
     if os.path.isfile(path) and not force and not is_kind(path):
         return f"exists and is not a {kind.called}; choose another path, or force it (--force) " \
                "to replace that file"
+    problem = missing_folder_problem(path)
+    if problem:
+        return problem
     folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder) and not any(_inside(folder, root)
-                                             for root in (REPOSITORY, os.getcwd())):
-        return f"the folder {folder} does not exist; create it first (mkdir -p {folder}) or " \
-               "choose another path"
     try:
         os.makedirs(folder, exist_ok=True)
         probe = temporary_path(folder)
@@ -90,6 +90,17 @@ def destination_problem(path: str, is_kind, force: bool, kind: Kind = TABLE) -> 
         os.remove(probe)
     except OSError as error:
         return f"cannot save here ({error.strerror or error}); choose another path"
+    return None
+
+
+def missing_folder_problem(path: str) -> str | None:
+    """A missing folder of ``path`` outside the repository and the current folder: reported, not
+    created, since a mistyped absolute path would otherwise make folders anywhere."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) and not any(_inside(folder, root)
+                                             for root in (REPOSITORY, os.getcwd())):
+        return f"the folder {folder} does not exist; create it first (mkdir -p {folder}) or " \
+               "choose another path"
     return None
 
 
@@ -132,15 +143,16 @@ def _orphaned(entry: os.DirEntry, pid: str | None) -> bool:
     return False
 
 
-def fallback_paths(path: str, side: int) -> list[str]:
-    """Where to keep a table that could not be saved at ``path``: beside it, else in the
-    temporary folder; short names that say which side, of no file that exists."""
+def fallback_paths(path: str, side: int, kind: Kind = TABLE) -> list[str]:
+    """Where to keep a file of ``kind`` that could not be saved at ``path``: beside it, else in
+    the temporary folder; short names that say which side, of no file that exists."""
     folders = dict.fromkeys([os.path.dirname(os.path.abspath(path)), tempfile.gettempdir()])
-    return [_fresh_name(folder, side) for folder in folders]
+    return [_fresh_name(folder, side, kind) for folder in folders]
 
 
-def _fresh_name(folder: str, side: int) -> str:
+def _fresh_name(folder: str, side: int, kind: Kind) -> str:
     while True:
-        name = os.path.join(folder, f"unsaved_Q_{symbol(side)}_{secrets.token_hex(3)}{SUFFIX}")
+        name = os.path.join(folder, f"unsaved_{kind.short}_{symbol(side)}_{secrets.token_hex(3)}"
+                                    f"{kind.suffix}")
         if not os.path.lexists(name):
             return name

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from typing import Callable
 
 from State import State, symbol
 from tables import course_files, destinations, guard, opcodes
@@ -121,23 +122,30 @@ def save_or_keep(path: str, Q: QTable, side: int, meta: dict | None = None) -> s
 
     A table that is itself invalid is still a ``ValueError`` (it could not be kept either).
     """
-    path = os.fspath(path)
+    return keep_safely(os.fspath(path), side, lambda where: save_table(where, Q, side, meta))
+
+
+def keep_safely(path: str, side: int, save: Callable[[str], None],
+                kind: destinations.Kind = destinations.TABLE) -> str:
+    """``save(path)``; if that fails with an ``OSError`` or a ``TableError``, ``save`` into a
+    fallback file of ``kind`` for ``side`` (``destinations.fallback_paths``) and raise
+    ``NotSaved`` naming it. Returns ``path``. Tables and networks are kept alike."""
     try:
-        save_table(path, Q, side, meta)
+        save(path)
         return path
     except (OSError, TableError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else \
             str(error).removeprefix(f"{path}: ")
-    for fallback in destinations.fallback_paths(path, side):
+    for fallback in destinations.fallback_paths(path, side, kind):
         try:
-            save_table(fallback, Q, side, meta)
+            save(fallback)
         except (OSError, TableError):
             continue
-        raise NotSaved(f"{path}: could not save the table ({clip(reason)}); kept it in "
+        raise NotSaved(f"{path}: could not save the {kind.holds} ({clip(reason)}); kept it in "
                        f"{fallback} instead -- move it into place, or go on training with "
                        f"--resume {fallback}", fallback)
-    raise NotSaved(f"{path}: could not save the table ({clip(reason)}), nor keep it anywhere "
-                   "else; free some disk space and train again", None)
+    raise NotSaved(f"{path}: could not save the {kind.holds} ({clip(reason)}), nor keep it "
+                   "anywhere else; free some disk space and train again", None)
 
 
 def check_writable(path: str, force: bool = False) -> None:
@@ -201,13 +209,14 @@ def _checked(path: str, payload, side: int | None) -> tuple[QTable, int, dict]:
         raise TableError(f"{path}: holds a {type(payload).__name__}, not a Q-table dict; "
                          "use a file saved by AI_Agent.save_Q")
     Q, states_side = _clean(path, raw_q)
+    if not Q:    # whatever side its header names: there is nothing to play with
+        raise TableError(f"{path}: empty Q-table (no state-action values); train one first, or "
+                         "use a table saved by AI_Agent.save_Q")
     if file_side is None:
         file_side = states_side
-    elif states_side not in (None, file_side):
+    elif states_side != file_side:
         raise TableError(f"{path}: says it plays {symbol(file_side)} but its positions are "
                          f"{symbol(states_side)} to move; retrain it")
-    if file_side is None:
-        raise TableError(f"{path}: empty Q-table (no state-action values); train one first")
     if side is not None and file_side != side:
         raise TableError(f"{path}: is a table for {symbol(file_side)}, not for {symbol(side)}; "
                          f"use a table made for {symbol(side)} (e.g. Data/Q_MC_{symbol(side)}.pth)")

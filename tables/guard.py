@@ -35,6 +35,8 @@ _LEGACY_NO_STORAGES = pickle.dumps([], protocol=2)
 
 _ZIP_SIGNATURE = b"PK\x03\x04"
 _END_OF_DIRECTORY = b"PK\x05\x06"
+_ZIP64_END = b"PK\x06\x06"
+_ZIP64_LOCATOR = b"PK\x06\x07"
 
 
 def table_pickle(data: bytes) -> bytes:
@@ -65,10 +67,11 @@ def _next_pickle(stream: io.BytesIO) -> bytes:
 
 def archive_pickle(data: bytes) -> bytes:
     """``<archive>/data.pkl`` from a torch.save zip, its sizes checked before it is inflated."""
-    _check_member_count(data)
+    check_member_count(data)
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = archive.infolist()
+        check_unique_names(members)
         if not members or "/" not in members[0].filename:
             raise Unreadable("a zip archive that torch.save did not write (no data.pkl)")
         name = members[0].filename.split("/", 1)[0] + "/data.pkl"
@@ -88,19 +91,33 @@ def archive_pickle(data: bytes) -> bytes:
     return pickled
 
 
-def _check_member_count(data: bytes) -> None:
-    """Refuse an archive whose directory lists more members than a table file has, before the
-    zipfile module builds an object for each."""
+def check_member_count(data: bytes, limit: int = MAX_MEMBERS) -> None:
+    """Refuse an archive whose directory lists more than ``limit`` members (a table file has six),
+    before the zipfile module builds an object for each. The classic end record and, when there
+    is one, the zip64 record are both read, as zipfile reads both: the larger count and size are
+    checked."""
     end = data.rfind(_END_OF_DIRECTORY, max(0, len(data) - 22 - 0xFFFF))
     if end < 0 or end + 22 > len(data):
         raise Unreadable("an incomplete zip archive")
     count, directory_bytes = struct.unpack_from("<10xHI", data, end)
-    if count == 0xFFFF and end >= 20:       # the real count is in the zip64 record
-        (record,) = struct.unpack_from("<8xQ", data, end - 20)
-        if record + 40 <= len(data):
-            (count,) = struct.unpack_from("<Q", data, record + 32)
-    if count > MAX_MEMBERS or directory_bytes > MAX_MEMBERS * 1024:
-        raise Unlike(f"a zip archive of {count:,} members (a table file has six)")
+    counts, sizes = [count], [directory_bytes]
+    if end >= 20 and data[end - 20:end - 16] == _ZIP64_LOCATOR:
+        (located,) = struct.unpack_from("<8xQ", data, end - 20)
+        # zipfile takes the record just before the locator; the locator names one too
+        for record in {located, end - 20 - 56}:
+            if 0 <= record and record + 56 <= len(data) and \
+                    data[record:record + 4] == _ZIP64_END:
+                counts += struct.unpack_from("<24xQQ", data, record)
+                sizes += struct.unpack_from("<40xQ", data, record)
+    if max(counts) > limit or max(sizes) > limit * 1024:
+        raise Unlike(f"a zip archive of {max(counts):,} members (at most {limit})")
+
+
+def check_unique_names(members: list[zipfile.ZipInfo]) -> None:
+    """Refuse an archive with two members of one name: which one is read would be a guess."""
+    names = [member.filename for member in members]
+    if len(set(names)) != len(names):
+        raise Unlike("a zip archive with two members of the same name")
 
 
 def _check_member(member: zipfile.ZipInfo) -> None:

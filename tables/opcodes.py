@@ -21,6 +21,9 @@ from tables.course_files import CLASSES, NAMES
 # One side of Tic-Tac-Toe has 8,631 (position, move) pairs (X) or 7,536 (O), so a table has at most
 # that many entries; the limit leaves room for a file whose keys repeat.
 MAX_ENTRIES = 16_384
+# Entries of every dict together: the table's, and in the course's format three more for each
+# key (its State's board, player and end_of_game), about 34,500 at most.
+MAX_ALL_ENTRIES = 4 * MAX_ENTRIES
 # A complete X table in the course's format takes 656,000 pickle instructions (76 an entry).
 MAX_OPS = 800_000
 # A course table nests 8 deep (dict, key, State, its dict, board, its state, shape, a number);
@@ -49,11 +52,12 @@ class _Value:
     written out in full, how deeply it nests, and for a dict or an object whether it may still
     change (until something refers to it again)."""
 
-    __slots__ = ("kind", "parts", "depth", "name", "entries", "shared")
+    __slots__ = ("kind", "parts", "depth", "name", "entries", "shared", "head")
 
     def __init__(self, kind: str, parts: int = 1, depth: int = 1, name: str = "") -> None:
         self.kind, self.parts, self.depth, self.name = kind, parts, depth, name
         self.entries, self.shared = 0, False
+        self.head = ""      # a tuple's first item's kind: a table's key starts with an object
 
     def grow(self, items: list[_Value]) -> None:
         """Add ``items`` to this value (a tuple's items, a dict's entries, an object's state)."""
@@ -71,7 +75,8 @@ class _Value:
         self.parts, self.depth = parts, depth
 
 
-_ATOM = _Value("atom", depth=0)     # a number, text, True/False/None: nothing inside
+_ATOM = _Value("atom", depth=0)     # a number, True/False/None: nothing inside
+_TEXT = _Value("text", depth=0)
 _EMPTY_TUPLE = _Value("tuple")
 # What a refused instruction would have built, for the message.
 _HOLDS = {"APPEND": "a list", "APPENDS": "a list", "LIST": "a list", "EMPTY_SET": "a set",
@@ -114,6 +119,7 @@ class _Model:
         self.stack: list[_Value] = []
         self.marks: list[int] = []      # where each open mark is in the stack
         self.memo: list[_Value] = []
+        self.all_entries = 0            # entries of every dict so far
         atom = self.atom
         self.steps = {
             "NONE": atom, "NEWTRUE": atom, "NEWFALSE": atom, "BININT": atom, "BININT1": atom,
@@ -137,7 +143,7 @@ class _Model:
     def text(self, text: str) -> None:
         if len(text) > MAX_TEXT:
             raise Unlike(f"a text of {len(text):,} characters (at most {MAX_TEXT:,})")
-        self.stack.append(_ATOM)
+        self.stack.append(_TEXT)
 
     def put(self, index: int) -> None:
         memo = self.memo
@@ -184,6 +190,7 @@ class _Model:
         value = _Value("tuple")
         if items:
             value.grow(items)
+            value.head = items[0].kind
         self.stack.append(value)
 
     def set_items(self, count: int | None) -> None:
@@ -191,7 +198,21 @@ class _Model:
         if len(self.stack) <= self.floor() or self.stack[-1].kind != "dict" or len(items) % 2:
             raise Unreadable("a damaged pickle (dict entries without a dict)")
         target = self.stack[-1]
+        # A table's dicts are keyed by names (its header, a course State's board and player) or
+        # by (State, move) pairs, whose hash is the State's identity; any other key -- a number,
+        # a tuple of numbers -- is one a file could choose so that all hash alike, and each
+        # insertion would then compare with every key before it.
+        for key in items[::2]:
+            if key.kind != "text" and (key.kind, key.head) != ("tuple", "object"):
+                what = "numbers" if key is _ATOM else "tuples that do not start with a " \
+                    "State" if key.kind == "tuple" else f"a {key.kind}"
+                raise Unlike(f"a dict keyed by {what}, so it is not a Tic-Tac-Toe table "
+                             "(another game's?)")
         target.entries += len(items) // 2
+        self.all_entries += len(items) // 2
+        if self.all_entries > MAX_ALL_ENTRIES:
+            raise Unlike(f"dicts of more than {MAX_ALL_ENTRIES:,} entries in all (a table has "
+                         "at most about 34,500)")
         if target.entries > MAX_ENTRIES:
             raise Unlike(f"a dict of more than {MAX_ENTRIES:,} entries (one side of Tic-Tac-Toe "
                          "has at most 8,631 position-move pairs)")

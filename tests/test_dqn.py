@@ -16,10 +16,12 @@ from pathlib import Path
 import pytest
 import torch
 
+import cli
 import DQN_Trainer
 from exact.solver import checked_probs, exact_result, is_unbeatable, solve
 from neural import network as Net
 from neural.agent import DQN_Agent, make_dqn_agent, show_network_q
+from neural import files as neural_files
 from neural.files import NetworkError, load_network, save_network
 from neural.learner import DQN_Learner, learning_rate
 from neural.replay import Replay
@@ -381,6 +383,30 @@ def test_a_short_run_learns_and_reports_exactly(learned):
     assert meta["episodes_done"] == SHORT and meta["seed"] == 1 and meta["algorithm"] == "DQN"
 
 
+MISSES_THE_TARGET = pytest.mark.xfail(strict=True, reason="X opens in the centre or misses a "
+                                      "better second move: 98.96 % against random")
+
+
+@pytest.mark.slow       # four default runs: about three minutes
+@needs_learning_steps
+@pytest.mark.parametrize("opponent, seed", [
+    ("random", 2), pytest.param("random", 1, marks=MISSES_THE_TARGET), ("self", 1), ("self", 3)])
+def test_a_default_run_reaches_the_target(tmp_path, opponent, seed):
+    """``python DQN_Trainer.py --seed S`` (and with ``--opponent self``), with its defaults: X
+    wins at least 99 % of all games against random, loses none and is unbeatable; in self-play X
+    and O are both unbeatable (seeds 1 and 3 missed it before the self-play preset). X's seed 1
+    still misses it (strict: the day it holds, this says so); tools/bench_dqn.py runs 1-10."""
+    path = tmp_path / "n.pt"
+    train(tmp_path, "--seed", str(seed), "--opponent", opponent, "--out", str(path))
+    x_agent = make_dqn_agent(str(path), X)
+    if opponent == "random":
+        wins, losses, _ = exact_result(x_agent, Random_Agent(O))
+        assert wins >= 0.99 and losses == 0, (wins, losses)
+        assert is_unbeatable(x_agent)
+    else:
+        assert is_unbeatable(x_agent) and is_unbeatable(make_dqn_agent(str(path), O))
+
+
 @needs_learning_steps
 def test_the_same_seed_gives_the_same_weights(tmp_path):
     def weights(seed, name):
@@ -415,51 +441,113 @@ def test_resume_goes_on_from_the_saved_game_count(tmp_path):
     assert saved.meta["episodes_done"] == 2 * TINY and saved.network.updates > steps
 
 
+def command_line(argv: list[str], capsys, cwd: Path | None = None) -> tuple[int, list[str], str]:
+    """``python DQN_Trainer.py ARGV`` in this process (``cli.run``, as its ``__main__`` does):
+    ``(exit status, the lines on stderr, stdout)``."""
+    handler = signal.getsignal(signal.SIGINT)
+    with contextlib.chdir(cwd or os.getcwd()):
+        try:
+            with pytest.raises(SystemExit) as ended:
+                cli.run(lambda: DQN_Trainer.run(argv))
+        finally:
+            signal.signal(signal.SIGINT, handler)
+    printed = capsys.readouterr()
+    return ended.value.code, printed.err.strip().splitlines(), printed.out
+
+
 @pytest.mark.parametrize("args, words", [
     (["--hidden", "64,x"], "layer sizes"),
     (["--hidden", "0"], "layer sizes"),
+    (["--hidden", "\u0661"], "layer sizes"),          # an Arabic-Indic digit one
+    (["--hidden", "64,\u0666\u0664"], "layer sizes"),
     (["--epochs", "-3"], "between 1 and"),
+    (["--threads", "100000"], "the CPUs this process may use"),
     (["--device", "tpu"], "invalid choice"),
     (["--opponent", "nobody"], "unknown agent"),
     (["--out", "net.pth"], "a network file's name must end in .pt"),
     (["--out", "n" * 300 + ".pt"], "more than the 255 a file system allows"),
     (["--out", "/no-such-folder-for-a-network/n.pt"], "does not exist; create it first"),
+    (["--plot", "/no-such-folder-for-a-network/p.png"], "does not exist; create it first"),
     (["--out", "folder/"], "ends with a slash"),
     (["--resume", "missing.pt"], "no such file"),
 ])
-def test_bad_input_is_one_line_and_status_2(tmp_path, args, words):
-    short = [] if "--epochs" in args else ["--epochs", "5"]
-    result = subprocess.run([sys.executable, str(ROOT / "DQN_Trainer.py"), "--seed", "1", *args,
-                             *short], cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 2, result
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and words in lines[0], result.stderr
-
+def test_bad_input_is_one_line_and_status_2_before_any_training(tmp_path, capsys, args, words):
+    status, lines, printed = command_line(["--seed", "1", "--epochs", "5", *args], capsys,
+                                          tmp_path)
+    assert status == 2 and len(lines) == 1 and words in lines[0], lines
+    assert "Trained" not in printed and os.listdir(tmp_path) == []
+    assert not os.path.exists("/no-such-folder-for-a-network")
 
 
 @needs_learning_steps   # the forced run trains
-def test_a_path_problem_is_found_before_training_and_nothing_is_made_or_replaced(tmp_path):
-    """The network's --out is checked as a table's is, before any game: a missing folder outside
-    the repository and the current folder is not created, and a file that is not a network is
-    replaced only with --force."""
-    assert not os.path.exists("/no-such-folder-for-a-network")
+def test_a_path_problem_is_found_before_training_and_nothing_is_made_or_replaced(tmp_path,
+                                                                                 capsys):
+    """The network's --out is checked as a table's is, before any game: a file that is not a
+    network is replaced only with --force."""
     other = tmp_path / "notes.pt"
     other.write_text("my own notes, not a network")
-
-    def dqn(*args):
-        return subprocess.run([sys.executable, str(ROOT / "DQN_Trainer.py"), "--seed", "1",
-                               "--epochs", "5", "--batch", "8", *args], cwd=tmp_path,
-                              capture_output=True, text=True, timeout=120)
-
-    refused = dqn("--out", str(other))
-    assert refused.returncode == 2 and "Trained" not in refused.stdout
-    assert refused.stderr.strip().endswith("exists and is not a network file; choose another "
-                                           "path, or force it (--force) to replace that file")
+    dqn = ["--seed", "1", "--epochs", "5", "--batch", "8", "--hidden", "8", "--out", str(other)]
+    status, lines, printed = command_line(dqn, capsys)
+    assert status == 2 and "Trained" not in printed
+    assert lines == [f"error: {other}: exists and is not a network file; choose another path, "
+                     "or force it (--force) to replace that file"]
     assert other.read_text() == "my own notes, not a network"
-    forced = dqn("--out", str(other), "--force")
-    assert forced.returncode == 0, forced.stderr
+    status, lines, _ = command_line([*dqn, "--force"], capsys)
+    assert status == 0, lines
     assert load_network(str(other)).sides == (X,)
-    assert not os.path.exists("/no-such-folder-for-a-network")
+
+
+@needs_learning_steps
+def test_a_failed_save_keeps_the_network_in_a_fallback_file(tmp_path, capsys, monkeypatch):
+    """A disk that fills up during the save: the network goes beside the file asked for, as a
+    table does, and the one line names it; exit 2."""
+    from tables import files as table_files
+    real_write = table_files.write_atomically
+
+    def full_disk(path, folder, data):
+        if path.endswith("net.pt"):
+            raise OSError(28, "No space left on device")
+        real_write(path, folder, data)
+    monkeypatch.setattr(neural_files, "write_atomically", full_disk)
+    status, lines, printed = command_line(["--seed", "1", "--epochs", "30", "--batch", "8",
+                                           "--hidden", "8", "--out", str(tmp_path / "net.pt")],
+                                          capsys)
+    kept = [name for name in os.listdir(tmp_path) if name.startswith("unsaved_DQN_X_")]
+    error = [line for line in lines if "DQN X:" not in line]      # without the progress bar
+    assert status == 2 and len(error) == 1 and len(kept) == 1, (lines, os.listdir(tmp_path))
+    assert "No space left on device" in error[0] and f"kept it in {tmp_path / kept[0]}" in error[0]
+    assert "Trained 30 games" in printed and "Saved the network" not in printed
+    assert load_network(str(tmp_path / kept[0])).meta["episodes_done"] == 30
+
+
+def test_a_network_that_is_not_finite_is_never_saved_over_a_good_file(tmp_path):
+    path = tmp_path / "n.pt"
+    network = Net.Q_Network((4,))
+    save_network(str(path), network, (X,), {})
+    good = path.read_bytes()
+    with torch.no_grad():
+        network.layers[0].weight[0, 0] = float("nan")
+    with pytest.raises(NetworkError, match="no longer finite numbers"):
+        neural_files.save_or_keep(str(path), network, (X,), {})
+    assert path.read_bytes() == good and os.listdir(tmp_path) == ["n.pt"]
+
+
+@needs_learning_steps
+@pytest.mark.skipif(os.name != "posix", reason="sends a POSIX SIGINT")
+def test_ctrl_c_once_training_and_the_report_are_done_still_exits_130(tmp_path):
+    """A Ctrl-C while Python shuts down (here from an exit handler, after the report) used to be
+    ignored (status 0); it ends the process as interrupted, with the network saved whole."""
+    argv = ["DQN_Trainer.py", "--seed", "1", "--epochs", "30", "--batch", "8", "--hidden", "8",
+            "--out", "n.pt"]
+    script = ("import atexit, os, runpy, signal, sys; "
+              f"sys.path.insert(0, {str(ROOT)!r}); sys.argv = {argv!r}; "
+              "atexit.register(os.kill, os.getpid(), signal.SIGINT); "
+              f"runpy.run_path({str(ROOT / 'DQN_Trainer.py')!r}, run_name='__main__')")
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 130 and "perfect moves" in done.stdout, done
+    assert load_network(str(tmp_path / "n.pt")).meta["episodes_done"] == 30
+
 
 @needs_learning_steps
 @pytest.mark.skipif(os.name != "posix", reason="sends a POSIX SIGINT")

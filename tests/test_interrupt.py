@@ -209,13 +209,14 @@ def test_a_signal_during_the_save_waits_for_the_save(tmp_path, monkeypatch, caps
 def test_self_play_tables_out_of_step_resume_from_the_smaller_count(tmp_path, capsys):
     """A run killed between its X and O saves leaves two counts; --resume goes on from the
     smaller one instead of refusing for good."""
+    from State import State, parse_moves
     from tables.files import save_table
     from training.run import resume_all
     x, o = AI_Agent(X), AI_Agent(-1)
-    save_table(str(tmp_path / "t_X.pth"), {}, X, {"episodes_done": 900, "epochs": 1000,
-                                                 "epsilon": "linear"})
-    save_table(str(tmp_path / "t_O.pth"), {}, -1, {"episodes_done": 500, "epochs": 1000,
-                                                  "epsilon": "linear"})
+    save_table(str(tmp_path / "t_X.pth"), {(State(), (1, 1)): 0.5}, X,
+               {"episodes_done": 900, "epochs": 1000, "epsilon": "linear"})
+    save_table(str(tmp_path / "t_O.pth"), {(parse_moves("1,1"), (0, 0)): 0.5}, -1,
+               {"episodes_done": 500, "epochs": 1000, "epsilon": "linear"})
     assert resume_all(str(tmp_path / "t.pth"), [x, o], 2000, {"algorithm": "MC"}) == 500
     assert "both go on from 500" in capsys.readouterr().out
 

@@ -53,7 +53,8 @@ OTHER_BENCHMARKS = (("tools/compare.py", ("--bench",), ("--bench", "--epochs", "
                     ("tools/bench_nim.py", ("--runs", "{runs}"), ("--runs", "1", "--games", "500")),
                     ("tools/bench_book.py", ("--runs", "{runs}"), ("--runs", "1")),
                     ("tools/bench_quit.py", ("--runs", "{runs}"), ("--runs", "1")),
-                    ("tools/bench_dqn.py", (), None))   # each mode about a minute
+                    ("tools/bench_hostile.py", (), None),
+                    ("tools/bench_dqn.py", (), None))   # seeds 1-10 of both modes: about 20 minutes
 QUICK_EPISODES = 300      # --quick: every run this short (it checks the script, not the speed)
 # Every full run's figures are also kept here (git ignores it), dated, for make docs to quote.
 RECORD = ROOT / "Data" / "bench.txt"

@@ -1,119 +1,135 @@
-"""Speed of deep Q-learning (DQN_Trainer.py with its defaults): games per second, and the training
-time until the first unbeatable checkpoint, for X against random and for self-play.
+"""Deep Q-learning at its target, seed by seed: ``python DQN_Trainer.py --seed S`` run exactly as a
+user runs it, for X against random and for self-play, with its exact results and its times.
 
-    python tools/bench_dqn.py             # one run of each (seed 1)
-    python tools/bench_dqn.py --runs 3    # seeds 1-3, medians
+    python tools/bench_dqn.py                     # seeds 1-10, both modes (about 15 minutes)
+    python tools/bench_dqn.py --seeds 1-3 --modes x
+    python tools/bench_dqn.py -- --batch 512      # the same with other trainer flags
 
-Every ``CHECK_EVERY`` games the greedy policy of every learner is checked exactly: can any line of
-play beat it, and (X against random) does it win at least 99 %? The seconds printed are training
-only: the checks are not counted.
+The target (every seed): X against random wins at least 99 % of all games with no losses and is
+unbeatable; in self-play X and O are both unbeatable; each run takes at most 120 s, the median at
+most 45 s. Each run is a separate process, one after the other (``--threads 1``); its wall time
+and its CPU time (user + system, from the operating system) are printed, so that a machine busy
+with other work shows as wall time above CPU time. One line per run as it ends, then the medians.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
-import os
+import re
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
-from time import perf_counter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cli  # noqa: E402  (the project root must be on the path first)
-import DQN_Trainer  # noqa: E402
-from exact.solver import is_unbeatable  # noqa: E402
-from neural.command import build_run, parse_arguments  # noqa: E402
-from neural.loop import train  # noqa: E402
-from training.curves import exact_results  # noqa: E402
 
-CHECK_EVERY = 1_000
-TARGET_SECONDS = 120.0         # issue 15: unbeatable within this much training
-TARGET_WINS = 0.99             # X against random, exact
-# name, opponent, the exact wins of X against random it must reach (None: no target)
-MODES = (("X vs random", "random", TARGET_WINS), ("self-play", "self", None))
+ROOT = Path(__file__).resolve().parent.parent
+TARGET_WINS = 99.0              # % of all games, X against random
+MAX_SECONDS = 120.0             # every run
+MEDIAN_SECONDS = 45.0           # the median run
+MODES = {"x": ("X vs random", []), "self": ("self-play", ["--opponent", "self"])}
+_WINS = re.compile(r"exact vs random\s*: wins ([\d.]+)%\s+losses ([\d.]+)%")
 
 
-def meets(learners: list, wins_target: float | None) -> tuple[bool, bool]:
-    """``(every learner unbeatable, and the first also wins at least wins_target vs random)``."""
-    unbeatable = all(is_unbeatable(agent) for agent in learners)
-    wins = wins_target is None or exact_results(learners[0])["random"][0] >= wins_target
-    return unbeatable, unbeatable and wins
+def seed_range(text: str) -> list[int]:
+    """Seeds written as ``1-10`` or ``1,4,7``."""
+    try:
+        if re.fullmatch(r"\d+-\d+", text, re.ASCII):
+            first, last = map(int, text.split("-"))
+            seeds = list(range(first, last + 1))
+        else:
+            seeds = [int(part) for part in text.split(",") if re.fullmatch(r"\d+", part, re.ASCII)]
+            if len(seeds) != len(text.split(",")):
+                raise ValueError
+    except ValueError:
+        seeds = []
+    if not seeds or len(seeds) > 100:
+        raise cli.argparse.ArgumentTypeError(f"expected seeds like 1-10 or 1,4,7, got {text!r}")
+    return seeds
 
 
-def one_run(opponent: str, seed: int, wins_target: float | None) -> dict:
-    """A default run: its training seconds, games/s, the first checkpoints (game, seconds) where
-    it is unbeatable and where it meets the whole target, and its exact result at the end."""
-    import torch
-
-    torch.set_num_threads(1)
-    with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
-        args = parse_arguments("bench", "", DQN_Trainer.DEFAULTS,
-                               ["--opponent", opponent, "--seed", str(seed),
-                                "--out", os.path.join(folder, "n.pt")])
-        run = build_run(args, DQN_Trainer.DEFAULTS, "bench")
-        checking = 0.0
-        first: dict[str, tuple[int, float]] = {}
-        started = perf_counter()
-
-        def check(epoch: int, final) -> None:
-            nonlocal checking
-            if (epoch + 1) % CHECK_EVERY or "target" in first:
-                return
-            begun = perf_counter()
-            for name, met in zip(("unbeatable", "target"), meets(run.learners, wins_target)):
-                if met:
-                    first.setdefault(name, (epoch + 1, begun - started - checking))
-            checking += perf_counter() - begun
-
-        train(run, show_progress=False, on_game=check)
-        seconds = perf_counter() - started - checking
-    return {"seconds": seconds, "rate": run.epochs / seconds, "first": first,
-            "wins": [exact_results(agent)["random"][0] for agent in run.learners],
-            "met": meets(run.learners, wins_target)[1]}
+def side_reports(printed: str) -> list[dict]:
+    """What the trainer's exact report says of each side it trained (X, then O in self-play):
+    wins and losses against random (%), and whether it is unbeatable."""
+    blocks = re.split(r"^[XO]:$", printed, flags=re.MULTILINE)[1:] or [printed]
+    reports = []
+    for block in blocks:
+        found = _WINS.search(block)
+        if not found:
+            raise RuntimeError(f"no exact report in the trainer's output:\n{printed}")
+        reports.append({"wins": float(found[1]), "losses": float(found[2]),
+                        "unbeatable": "unbeatable: no sequence" in block})
+    return reports
 
 
-def first_text(runs: list[dict], name: str) -> str:
-    """When the runs first reached ``name`` at a checkpoint (medians), or that they did not."""
-    reached = [r["first"][name] for r in runs if name in r["first"]]
-    if len(reached) < len(runs):
-        return f"{len(runs) - len(reached)} of {len(runs)} runs never {name} at a checkpoint"
-    return (f"after {statistics.median(f[1] for f in reached):.1f} s (game "
-            f"{statistics.median(f[0] for f in reached):,.0f})")
+def one_run(mode: str, seed: int, extra: list[str], folder: str) -> dict:
+    """``DQN_Trainer.py --seed seed`` in ``mode``: its sides' reports, wall and CPU seconds."""
+    command = [sys.executable, str(ROOT / "DQN_Trainer.py"), "--seed", str(seed), *MODES[mode][1],
+               "--out", f"{folder}/{mode}-{seed}.pt", "--threads", "1", *extra]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} ended with status {done.returncode}:\n"
+                           f"{done.stderr.strip()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    sides = side_reports(done.stdout)
+    met = all(side["unbeatable"] for side in sides) and wall <= MAX_SECONDS
+    if mode == "x":
+        met = met and sides[0]["wins"] >= TARGET_WINS and sides[0]["losses"] == 0
+    return {"seed": seed, "sides": sides, "wall": wall, "cpu": cpu, "met": met}
 
 
-def report(name: str, runs: list[dict], wins_target: float | None) -> str:
-    """One line for the ``runs`` of a mode: medians, and the lowest wins of any run."""
-    seconds = statistics.median(r["seconds"] for r in runs)
-    rate = statistics.median(r["rate"] for r in runs)
-    wins = " / ".join(f"{min(r['wins'][i] for r in runs):.4%}"
-                      for i in range(len(runs[0]["wins"])))
-    met = sum(r["met"] for r in runs)
-    # two targets, two verdicts: "BELOW TARGET" after a time limit read as "fast enough"
-    quality = "ok" if met == len(runs) else "MISSED"
-    timing = "ok" if seconds <= TARGET_SECONDS else "TOO SLOW"
-    which = "seed 1" if len(runs) == 1 else f"median of seeds 1-{len(runs)}"
-    firsts = f"first unbeatable {first_text(runs, 'unbeatable')}"
-    if wins_target is not None:
-        firsts += (f", first unbeatable with {wins_target:.0%} wins vs random "
-                   f"{first_text(runs, 'target')}")
-    return (f"DQN {name}: {rate:,.0f} games/s, {seconds:.1f} s of training ({which}); {firsts}; "
-            f"at the end the target is met in {met} of {len(runs)} runs (lowest exact wins vs "
-            f"random {wins}): {quality}; training time (target <= {TARGET_SECONDS:.0f} s): "
-            f"{timing}")
+def run_line(name: str, run: dict) -> str:
+    sides = run["sides"]
+    verdict = "ok" if run["met"] else "MISSED"
+    beaten = "/".join("unbeatable" if side["unbeatable"] else "BEATABLE" for side in sides)
+    return (f"{name} seed {run['seed']:>2}: X vs random wins {sides[0]['wins']:.4f} % losses "
+            f"{sides[0]['losses']:.4f} %, {'X/O ' if len(sides) > 1 else ''}{beaten}; "
+            f"wall {run['wall']:.1f} s, CPU {run['cpu']:.1f} s: {verdict}")
+
+
+def summary(name: str, runs: list[dict]) -> str:
+    walls = [run["wall"] for run in runs]
+    median = statistics.median(walls)
+    met = sum(run["met"] for run in runs)
+    quality = "quality ok" if met == len(runs) else "quality MISSED"
+    speed = ("time ok" if median <= MEDIAN_SECONDS and max(walls) <= MAX_SECONDS
+             else "time TOO SLOW")
+    verdict = f"{quality}, {speed}"
+    return (f"{name}: target met in {met} of {len(runs)} seeds; lowest X wins vs random "
+            f"{min(run['sides'][0]['wins'] for run in runs):.4f} %; wall median {median:.1f} s, "
+            f"max {max(walls):.1f} s; CPU median {statistics.median(r['cpu'] for r in runs):.1f} "
+            f"s, max {max(r['cpu'] for r in runs):.1f} s (target: every seed, each <= "
+            f"{MAX_SECONDS:.0f} s, median <= {MEDIAN_SECONDS:.0f} s): {verdict}")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.Parser(prog="bench_dqn.py", description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=cli.count, default=1,
-                        help="runs of each mode (seeds 1, 2, ...); medians are printed "
-                             "(default 1; each run is about a minute)")
+    parser.add_argument("--seeds", type=seed_range, default=list(range(1, 11)),
+                        help="the seeds to run, e.g. 1-10 or 1,4 (default: 1-10)")
+    parser.add_argument("--modes", choices=("x", "self", "both"), default="both",
+                        help="x: X against random; self: self-play; both (default)")
+    parser.add_argument("trainer", nargs="*", metavar="-- FLAGS",
+                        help="more DQN_Trainer.py flags, after --, for every run")
     args = parser.parse_args(argv)
-    for name, opponent, wins_target in MODES:
-        runs = [one_run(opponent, seed, wins_target) for seed in range(1, args.runs + 1)]
-        print(report(name, runs, wins_target), flush=True)
+    modes = list(MODES) if args.modes == "both" else [args.modes]
+    print(f"DQN_Trainer.py {' '.join(args.trainer) or 'defaults'}: {len(modes) * len(args.seeds)} "
+          "runs, one after the other", flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        for mode in modes:
+            name = MODES[mode][0]
+            runs = []
+            for seed in args.seeds:
+                runs.append(one_run(mode, seed, args.trainer, folder))
+                print(run_line(name, runs[-1]), flush=True)
+            print(summary(name, runs), flush=True)
     return 0
 
 

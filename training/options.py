@@ -15,6 +15,7 @@ from typing import Callable
 
 import cli
 from State import O, X
+from tables import destinations
 from training.curves import PLOT_FORMATS
 from training.schedules import GEOMETRIC_RATE, SCHEDULES
 
@@ -63,6 +64,9 @@ def plot_path(text: str) -> str:
     if not text.lower().endswith(PLOT_FORMATS):
         raise argparse.ArgumentTypeError(f"the plot file must end in {', '.join(PLOT_FORMATS)}, "
                                          f"got {text!r}")
+    problem = destinations.missing_folder_problem(text)     # as --out: never made elsewhere
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text}: {problem}")
     folder = os.path.dirname(os.path.abspath(text))
     if os.path.isdir(folder) and not os.access(folder, os.W_OK):
         raise argparse.ArgumentTypeError(f"cannot write into the folder of {text!r}")

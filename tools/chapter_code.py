@@ -61,6 +61,15 @@ def solved_trainer(main: str | None = None, generate: str | None = None) -> str:
                      + rest) + "\n"
 
 
+def training_loop() -> str:
+    """The ``for epoch`` loop of the chapter's ``main``, as printed, from its first line to the
+    blank line after it: the tests write the students' variants and mistakes as changes to it."""
+    lines = listing("solution_main.py").splitlines()
+    first = next(number for number, line in enumerate(lines) if line.startswith("    for epoch"))
+    end = next(number for number in range(first, len(lines)) if not lines[number].strip())
+    return "\n" + "\n".join(lines[first:end]) + "\n"
+
+
 def chapter_agent() -> str:
     """The chapter's ``AI_Agent.py`` with its solution's ``get_Q`` and ``epsilon_greedy``."""
     skeleton = listing("skeleton_AI_Agent.py").splitlines()

@@ -41,13 +41,14 @@ def test_the_dqn_line_gives_the_time_and_the_quality_a_verdict_each():
     """A run that trains fast enough but ends below the quality target says which one it missed
     (the single "BELOW TARGET" after "target <= 120 s" read as "fast enough")."""
     from tools import bench_dqn
-    run = {"seconds": 30.0, "rate": 600.0, "wins": [0.989583], "met": False,
-           "first": {"unbeatable": (1000, 1.5)}}
-    line = bench_dqn.report("X vs random", [run], bench_dqn.TARGET_WINS)
-    assert "met in 0 of 1 runs (lowest exact wins vs random 98.9583%): MISSED" in line
-    assert line.endswith("training time (target <= 120 s): ok")
-    slow = bench_dqn.report("self-play", [dict(run, seconds=200.0, met=True)], None)
-    assert ": ok; training time (target <= 120 s): TOO SLOW" in slow
+    side = {"wins": 98.9583, "losses": 0.0, "unbeatable": True}
+    below = {"seed": 1, "sides": [side], "wall": 30.0, "cpu": 29.0, "met": False}
+    assert bench_dqn.run_line("X vs random", below).endswith(": MISSED")
+    line = bench_dqn.summary("X vs random", [below])
+    assert "target met in 0 of 1 seeds; lowest X wins vs random 98.9583 %" in line
+    assert line.endswith("quality MISSED, time ok")
+    slow = bench_dqn.summary("self-play", [dict(below, wall=200.0, met=True)])
+    assert slow.endswith("quality ok, time TOO SLOW")
 
 
 def test_compare_reads_every_trainers_defaults():

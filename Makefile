@@ -40,7 +40,7 @@ $(EXTRAS_STAMP): requirements-extra.txt $(STAMP)
 
 # JupyterLab on notebooks/ (it prints the address to open if no browser starts).
 notebook: extras
-	$(VENV)/bin/jupyter lab notebooks/
+	$(PY) -m jupyter lab notebooks/ $(ARGS)
 
 play: venv
 	$(PY) Game.py $(ARGS)

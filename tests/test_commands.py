@@ -29,19 +29,20 @@ SMALLER = {"MC_Trainer.py": ["--epochs", "2000"], "SARSA_Trainer.py": ["--epochs
            "Q_Trainer.py": ["--epochs", "2000"], "DQN_Trainer.py": ["--epochs", "300"],
            "Game.py": ["--games", "1", "--delay", "0"], "nim/play.py": ["--games", "300"],
            "examples/train_gymnasium.py": ["--episodes", "500"],
+           "examples/train_maskable_ppo.py": ["--steps", "2000"],
            "tools/compare.py": ["--epochs", "300"]}
 # Flags made smaller only where a command gives them.
 SMALLER_IF_GIVEN = {"Tester.py": {"--games": "4"}}
 # make targets: the ARGS that keep them short (the target's own command line otherwise).
 MAKE_ARGS = {"play": "--x random --o random --games 1 --delay 0", "train": "--epochs 2000",
              "dqn": "--epochs 300", "compare": "--epochs 300", "curves": "--epochs 2000",
-             "nim": "--games 300", "bench": "--quick", "docs": "--only tester exact optimum show-q"}
+             "nim": "--games 300", "bench": "--quick", "docs": "--only tester exact optimum show-q",
+             "notebook": "--version"}
 # What is not run here, and why: whole command lines, and programs.
 NOT_RUN = {
     "make test": "the quick suite itself",
     "make test-all": "the full suite itself (CI runs it)",
     ".venv/bin/python -m pytest -q -m \"not slow\"": "the quick suite itself",
-    "make venv TORCH=cpu": "it installs packages; .ci/run's make extras creates the venv",
     "python3 -m venv .venv": "what make venv does; .ci/run's make extras creates the venv",
     "python SARSA_Trainer.py --side O ...": "an outline of a call, not a command",
     "python tools/grade.py hand-ins/*": "needs a class of hand-ins: tests/test_grade.py grades one",

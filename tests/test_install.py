@@ -143,7 +143,7 @@ def test_make_notebook_opens_jupyterlab_from_the_extras():
     assert any(line.startswith("pip") or "requirements-extra.txt" in line
                for line in make_dry_run("notebook"))
     command = make_dry_run("notebook")[-1].split()
-    assert command == [".venv/bin/jupyter", "lab", "notebooks/"]
+    assert command == [".venv/bin/python", "-m", "jupyter", "lab", "notebooks/"]
     version = subprocess.run([str(jupyter), "lab", "--version"], capture_output=True, text=True,
                              timeout=120)
     assert version.returncode == 0 and version.stdout.strip()[0].isdigit(), version.stderr

@@ -88,11 +88,14 @@ def grade(number: int, result_fd: int) -> dict:
     """The verdict on piece ``number``; ``result_fd`` is closed wherever the student's code
     runs apart."""
     if number not in APART:
-        student = Student()
-        if not attempted(number, student):
-            return {"verdict": NOT_ATTEMPTED, "message": ""}
-        return own_work(verdict_of(lambda: {"verdict": PASSED,
-                                            "message": IN_PROCESS[number](student)}))
+
+        def in_this_process() -> dict:
+            student = Student()
+            if not attempted(number, student):
+                return {"verdict": NOT_ATTEMPTED, "message": ""}
+            return {"verdict": PASSED, "message": IN_PROCESS[number](student)}
+
+        return own_work(verdict_of(in_this_process))
     gather, judge = APART[number]
     with tempfile.TemporaryDirectory() as folder:
 

@@ -39,6 +39,7 @@ PIECE_SECONDS = 20
 TRAIN_SECONDS = 60
 PROBE_SECONDS = 5   # to look at the code of a piece without running it
 GRACE_SECONDS = 15
+RESULT_BYTES = 1 << 20   # far more than a result; a process that sends more sent no result
 PASSED, FAILED, NOT_WRITTEN, NOT_ATTEMPTED, TIMED_OUT, SKIPPED = (
     "passed", "failed", "not written", "not attempted", "timed out", "skipped")
 FORMAT = 1
@@ -47,15 +48,23 @@ RUNS_MAIN, RUNS_EPISODES = {3}, {2}
 
 
 def run_child(arguments: list[str], seconds: float) -> dict:
-    """``python -m selfcheck.run ARGUMENTS`` with a time limit; the result it wrote, or what
-    became of it."""
+    """``python -m selfcheck.run ARGUMENTS`` with a time limit; the result it sent, or what
+    became of it. The result comes over a pipe the child inherits (a file only where there are
+    none, on Windows): nothing a student's code could write as a file is read as a verdict."""
     with tempfile.TemporaryDirectory() as folder:
-        result = Path(folder, "result.json")
-        child = subprocess.Popen([sys.executable, "-m", "selfcheck.run", *arguments, "--result",
-                                  str(result)], cwd=ROOT, stdin=subprocess.DEVNULL,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                 start_new_session=True)
+        if os.name == "nt":
+            result_file, reading, writing = Path(folder, "result.json"), None, None
+            channel, kept = ["--result", str(result_file)], ()
+        else:
+            reading, writing = os.pipe()
+            channel, kept = ["--result-fd", str(writing)], (writing,)
+        child = subprocess.Popen([sys.executable, "-m", "selfcheck.run", *arguments, *channel],
+                                 cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, start_new_session=True, pass_fds=kept)
         tail = Tail(child.stderr)
+        if writing is not None:
+            os.close(writing)
+            sent = Tail(os.fdopen(reading, "rb"), keep=RESULT_BYTES)
         try:
             code = child.wait(seconds)
         except subprocess.TimeoutExpired:
@@ -64,28 +73,41 @@ def run_child(arguments: list[str], seconds: float) -> dict:
                     "without end)?"}
         finally:                       # whatever it started goes too (after Ctrl-C as well)
             stop(child)
-        if result.is_file():
-            return json.loads(result.read_text(encoding="utf-8"))
+        text = sent.text() if writing is not None else (
+            result_file.read_text(encoding="utf-8") if result_file.is_file() else "")
+        if text:
+            return parsed(text)
         last = tail.text().strip().splitlines()
         return {"verdict": FAILED, "message": f"your code ended the check before it finished "
                 f"(exit status {code}{': ' + last[-1] if last else ''}): an exit() or os._exit(), "
                 "or a crash of Python itself"}
 
 
+def parsed(text: str) -> dict:
+    """The result a piece's process sent, or a failure if it is not one."""
+    try:
+        result = json.loads(text)
+    except (ValueError, RecursionError):
+        result = None
+    if isinstance(result, dict) and isinstance(result.get("verdict"), str) \
+            and isinstance(result.get("message", ""), str):
+        return result
+    return {"verdict": FAILED, "message": "the check's process of this piece sent back "
+            "something that is not a result"}
+
+
 class Tail:
     """Reads a child's stream to its end on a thread of its own, keeping only the last bytes
     (a student's code may print without end)."""
 
-    KEEP = 4096
-
-    def __init__(self, stream) -> None:
-        self.data = b""
+    def __init__(self, stream, keep: int = 4096) -> None:
+        self.data, self.keep = b"", keep
         self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
         self.thread.start()
 
     def _read(self, stream) -> None:
         for chunk in iter(lambda: stream.read(65536), b""):
-            self.data = (self.data + chunk)[-self.KEEP:]
+            self.data = (self.data + chunk)[-self.keep:]
 
     def text(self) -> str:
         self.thread.join(timeout=1)

@@ -70,18 +70,73 @@ def recording_agents(student, side: int, game: int, log: list):
     return env, learner, opponent
 
 
-def check(student, side: int) -> str:
-    """Play ``GAMES`` seeded games through the student's ``Generate_episode`` for ``side``."""
+def gather(student, side: int) -> list[list]:
+    """In the student's process: ``GAMES`` seeded games through the student's
+    ``Generate_episode`` for ``side``, each judged as it is played; the episodes as plain data
+    (``encoded``), for the judging process to judge again."""
     trainer = student.trainer()
-    results = set()
+    games = []
     for game in range(GAMES):
         log: list = []
         trainer.env, trainer.player1, trainer.player2 = recording_agents(student, side, game, log)
         epoch = EPOCHS[game % len(EPOCHS)]
         episode = call("Generate_episode", trainer.Generate_episode, trainer.player1, epoch)
-        results.add(compare(episode, log, side, epoch))
-    assert results == {1, -1, 2}, "the seeded games must cover wins, losses and draws"
+        compare(episode, log, side, epoch)
+        games.append(encoded(episode))
+    return games
+
+
+def judge(games, side: int) -> str:
+    """In the judging process: each episode the student's process sent, held to the seeded game
+    as the check replays it itself."""
+    if not (isinstance(games, list) and len(games) == GAMES):
+        raise Failure("the run of your Generate_episode sent back something that is not its "
+                      "episodes")
+    results = set()
+    for game, episode in enumerate(games):
+        epoch = EPOCHS[game % len(EPOCHS)]
+        results.add(compare(decoded(episode), seeded_game(side, game, epoch), side, epoch))
+    if results != {1, -1, 2}:
+        raise Failure("the episodes sent back do not cover the seeded games' wins, losses and "
+                      "draws")
     return f"{GAMES} games as {symbol(side)}: wins, losses and draws"
+
+
+def seeded_game(side: int, game: int, epoch: int) -> list:
+    """The log of seeded game ``game``, played by the recorders alone: the game that the
+    student's ``Generate_episode`` must have been given."""
+    log: list = []
+    learner = Recorder(LEARNER, f"check:{side}:{game}", log)
+    opponent = Recorder(OPPONENT, f"check:{-side}:{game}", log)
+    position = State()
+    while position.end_of_game == ONGOING:
+        mover = learner if position.player == side else opponent
+        position = position.children()[mover.move(position, epoch)]
+    return log
+
+
+def encoded(episode: list) -> list:
+    """An episode that ``compare`` accepted, as JSON: ``[cells, player, action, reward]`` per
+    step, then ``[cells, player]``."""
+    *steps, (final,) = episode
+    positions = [position_of(state) for state, _, _ in steps]
+    return [*([list(position.cells), position.player, [int(cell) for cell in action],
+               float(reward)] for position, (_, action, reward) in zip(positions, steps)),
+            [list(final.cells), final.player]]
+
+
+def decoded(episode) -> list:
+    """The episode ``encoded`` made, as ``compare`` takes it; ``Failure`` for anything else."""
+    try:
+        *steps, (cells, player) = episode
+        rebuilt = [(State(cells, player), (int(row), int(column)), reward)
+                   for cells, player, (row, column), reward in steps]
+        if not all(isinstance(reward, (int, float)) for _, _, reward in rebuilt):
+            raise TypeError
+        return [*rebuilt, (State(cells, player),)]
+    except (TypeError, ValueError):
+        raise Failure("the run of your Generate_episode sent back something that is not an "
+                      "episode") from None
 
 
 def compare(episode, log: list, side: int, epoch: int | None,

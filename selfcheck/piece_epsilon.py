@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Callable
 
 from selfcheck.common import Failure, call, close, fmt
 
@@ -22,12 +23,39 @@ STILL_EXPLORING, EARLY = 0.3, 10_000
 SHAPE_TOLERANCE = 1e-6
 
 
-def check(student) -> str:
-    """Raise ``Failure`` with a hint for the first way the schedule misses its contract; return
-    what was found (shown after "passed")."""
+def gather(student) -> list[list]:
+    """In the student's process: the schedule judged as it is asked, and every ``[epoch,
+    value]`` it gave, in order, for the judging process to judge again."""
     agent = student.learner(side=1)
-    values = {epoch: read(agent, epoch) for epoch in EPOCHS}
-    check_depends_on_epoch_only(agent, values)
+    asked: list[list] = []
+
+    def ask(epoch: int) -> float:
+        asked.append([epoch, read(agent.epsilon_greedy, epoch)])
+        return asked[-1][1]
+
+    check(ask)
+    return asked
+
+
+def judge(asked) -> str:
+    """In the judging process: ``check`` on the values the student's process sent."""
+    answers = iter(asked if isinstance(asked, list) else [])
+
+    def ask(epoch: int) -> float:
+        given = next(answers, None)
+        if not (isinstance(given, list) and len(given) == 2 and given[0] == epoch):
+            raise Failure("the run of your schedule sent back values that are not the ones "
+                          "the check asked for")
+        return number(epoch, given[1])
+
+    return check(ask)
+
+
+def check(ask: Callable[[int], float]) -> str:
+    """Raise ``Failure`` with a hint for the first way the schedule ``ask`` misses its contract;
+    return what was found (shown after "passed")."""
+    values = {epoch: ask(epoch) for epoch in EPOCHS}
+    check_depends_on_epoch_only(ask, values)
     first, last = values[0], values[END]
     if not close(first, START):
         raise Failure(f"epsilon at episode 0 should be {START} (every move explores at first), "
@@ -53,19 +81,22 @@ def check(student) -> str:
     return shape
 
 
-def read(agent, epoch: int) -> float:
-    value = call(f"epsilon_greedy({epoch})", agent.epsilon_greedy, epoch)
+def read(epsilon_greedy: Callable, epoch: int) -> float:
+    return number(epoch, call(f"epsilon_greedy({epoch})", epsilon_greedy, epoch))
+
+
+def number(epoch: int, value) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
         raise Failure(f"epsilon_greedy({epoch}) should return a number, got {value!r}")
     return float(value)
 
 
-def check_depends_on_epoch_only(agent, values: dict[int, float]) -> None:
+def check_depends_on_epoch_only(ask: Callable[[int], float], values: dict[int, float]) -> None:
     """Asked again, in the other order, each episode must give the same epsilon: one that
     changes with every call (and ignores ``epoch``) is not a schedule over episodes."""
     asked = len(values)
     for epoch in reversed(EPOCHS):
-        again = read(agent, epoch)
+        again = ask(epoch)
         if not close(again, values[epoch], 1e-12):
             raise Failure(f"epsilon_greedy({epoch:,}) gave {fmt(values[epoch])} when first asked "
                           f"but {fmt(again)} when asked again after {asked} other calls: epsilon "

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numbers
 import os
-import tempfile
 
 from selfcheck import saved, training
 from selfcheck.common import Failure, Stop, call, close, duration, fmt, own_constant, plural
@@ -79,36 +78,56 @@ class Stand_Ins:
         return 0, 0, 0
 
 
-def check(student, side: int) -> str:
-    """Run the student's ``main`` on the hand-made episodes for ``side``; see the module's text."""
+def gather(student, side: int, folder: str) -> dict:
+    """In the student's process: run the student's ``main`` on the hand-made episodes for
+    ``side``, saving into ``folder``; what the judging process needs besides the saved table:
+    ``{"episodes", "test", "notes", "module_gamma", "own_gamma"}``."""
     trainer = student.trainer(fresh=True)
     episodes = hand_made(side)
     if side == O:
         training.switch_sides(trainer)
     trainer.player1.Q.clear()
-    with tempfile.TemporaryDirectory() as folder:
-        stand_ins = Stand_Ins(trainer, episodes, episode_of(FILLER[side], side), folder)
-        stand_ins.install()
-        try:
-            call("main", trainer.main)
-        except Stop:
-            raise Failure(stand_ins.too_slow or (
-                f"main asked for more than {MAX_EPISODES:,} episodes, so the check stopped it "
-                "before it could see the end of main (its save and test): the course trains "
-                "200,000")) from None
-        notes = check_calls(stand_ins, trainer.player1, len(episodes))
-        table = saved.read_back(stand_ins.saves, len(stand_ins.calls))
-    seen = {pair for episode in [*episodes, stand_ins.filler] for pair in saved.pairs_of(episode)}
-    saved.check_own(table, seen, len(stand_ins.calls))
-    rate, gamma = judge_values(trainer, side, table)
-    if not stand_ins.tests:
+    stand_ins = Stand_Ins(trainer, episodes, episode_of(FILLER[side], side), folder)
+    stand_ins.install()
+    try:
+        call("main", trainer.main)
+    except Stop:
+        raise Failure(stand_ins.too_slow or (
+            f"main asked for more than {MAX_EPISODES:,} episodes, so the check stopped it "
+            "before it could see the end of main (its save and test): the course trains "
+            "200,000")) from None
+    notes = check_calls(stand_ins, trainer.player1, len(episodes))
+    saved.read_back(stand_ins.saves, len(stand_ins.calls))
+    module_gamma = trainer.__dict__.get("gamma")
+    return {"episodes": len(stand_ins.calls), "notes": notes,
+            "test": repr(stand_ins.tests[-1]) if stand_ins.tests else None,
+            "module_gamma": float(module_gamma) if isinstance(module_gamma, float) else None,
+            "own_gamma": "gamma" in trainer.main.__code__.co_varnames}
+
+
+def judge(facts, side: int, folder: str) -> str:
+    """In the judging process: the verdict on the table main saved in ``folder``, read from
+    the file, with the ``facts`` the student's process sent (see ``gather``)."""
+    shapes = {"episodes": int, "notes": list, "test": (str, type(None)),
+              "module_gamma": (float, type(None)), "own_gamma": bool}
+    if not (isinstance(facts, dict) and all(isinstance(facts.get(key), shape)
+                                            for key, shape in shapes.items())
+            and all(isinstance(note, str) for note in facts["notes"])):
+        raise Failure("the run of your main sent back something that is not what it did")
+    table = saved.load_saved(os.path.join(folder, "q.pth"))
+    filler = episode_of(FILLER[side], side)
+    seen = {pair for episode in [*hand_made(side), filler] for pair in saved.pairs_of(episode)}
+    saved.check_own(table, seen, facts["episodes"])
+    rate, gamma = judge_values(side, table, facts["module_gamma"], facts["own_gamma"])
+    if facts["test"] is None:
         raise Failure("main must end with test(100) (the chapter prints it: print(test(100))), "
                       "to show how the trained agent plays")
+    notes = list(facts["notes"])
     if rate == RUNNING_AVERAGE:
         notes.append("a running average (1/N, with a visit count) is Monte Carlo control too; "
                      "the chapter uses a constant alpha = 0.01")
-    return (f"as {symbol(side)}: {len(stand_ins.calls):,} episodes, {rate_name(rate)}, gamma "
-            f"{gamma:g}, saved, test({stand_ins.tests[-1]})"
+    return (f"as {symbol(side)}: {facts['episodes']:,} episodes, {rate_name(rate)}, gamma "
+            f"{gamma:g}, saved, test({facts['test']})"
             + "".join(f"; note: {note}" for note in notes))
 
 
@@ -143,9 +162,11 @@ def check_calls(stand_ins: Stand_Ins, learner, needed: int) -> list[str]:
              "chapter's range(0, epochs)"] if first == 1 else [])
 
 
-def judge_values(trainer, side: int, table: dict) -> tuple[object, float]:
+def judge_values(side: int, table: dict, module_gamma: float | None,
+                 own_gamma: bool) -> tuple[object, float]:
     """The step size (alpha, or a running average) and gamma with which the saved ``table`` is
-    the Monte Carlo update's, or a ``Failure`` that names the mistake the table shows."""
+    the Monte Carlo update's, or a ``Failure`` that names the mistake the table shows.
+    ``module_gamma``: the trainer module's ``gamma``; ``own_gamma``: main has its own."""
     steps = [(number, index, (state, action))
              for number, episode in enumerate(hand_made(side))
              for index, (state, action, _) in enumerate(episode[:-1])]
@@ -158,7 +179,6 @@ def judge_values(trainer, side: int, table: dict) -> tuple[object, float]:
     if all(close(value, 0.0) for value in got.values()):
         raise Failure("the table main saved holds no value for the pairs of its episodes: update "
                       "the agent's own table, player1.Q[(state, action)] = ..., and save that")
-    module_gamma = trainer.__dict__.get("gamma")
     fitted = fit(side, got, module_gamma)
     if fitted is None:
         raise Failure(generic_hint(side, got, module_gamma))
@@ -172,7 +192,6 @@ def judge_values(trainer, side: int, table: dict) -> tuple[object, float]:
     if rate != RUNNING_AVERAGE and not 0 < rate < 1:
         raise Failure(f"{where(side, rate, gamma)}: the table moved by a step of "
                       f"{rate:g}; alpha must be between 0 and 1")
-    own_gamma = "gamma" in trainer.main.__code__.co_varnames
     if not own_gamma and isinstance(module_gamma, float) and not close(gamma, module_gamma):
         hint = ("G is not discounted: G = gamma * G + reward" if close(gamma, 1.0) else
                 f"G is discounted by {gamma:g}, but gamma is {module_gamma:g}")

@@ -1,9 +1,15 @@
 """One piece of the self-check, in a process of its own: ``check.py`` runs this for every piece
-(and for the training) and reads the result file it writes. A student's code that hangs, calls
+(and for the training) and reads the result it writes on the descriptor ``--result-fd``, a pipe
+it inherited (no file a student's code could write). A student's code that hangs, calls
 ``exit()`` or crashes the interpreter takes only this process with it.
 
-    python -m selfcheck.run --piece N --result FILE
-    python -m selfcheck.run --train X|O --table FILE --seconds S --result FILE
+Pieces 1 to 4 are judged apart (``selfcheck.apart``): the student's code runs in a forked child
+that sends back plain data (and saves its table into a folder this process reads it from), and
+this process judges it without ever importing the student's modules. Piece 5, the ``--attempted``
+probe and the training still run the student's code in this process.
+
+    python -m selfcheck.run --piece N --result-fd FD
+    python -m selfcheck.run --train X|O --table FILE --seconds S --result-fd FD
 """
 
 from __future__ import annotations
@@ -14,9 +20,11 @@ import inspect
 import json
 import os
 import sys
+import tempfile
 import time
+from typing import Callable
 
-from selfcheck import guard, piece_episode, piece_epsilon, piece_main, piece_td, training
+from selfcheck import apart, guard, piece_episode, piece_epsilon, piece_main, piece_td, training
 from selfcheck.common import ROOT, STUB_PREFIX, Failure, NotWritten, where_it_broke
 from selfcheck.student import Student
 from State import O, X
@@ -24,13 +32,29 @@ from State import O, X
 PASSED, FAILED, NOT_WRITTEN, NOT_ATTEMPTED = "passed", "failed", "not written", "not attempted"
 # The students' version's manifest (tools/exercise/classroom.py writes it): its files as issued.
 MANIFEST = ROOT / ".github" / "classroom" / "issued.json"
-CHECKS = {
-    1: piece_epsilon.check,
-    2: lambda student: piece_episode.check(student, X),
-    3: lambda student: piece_main.check(student, X),
-    4: lambda student: (piece_episode.check(student, O), piece_main.check(student, O))[1],
-    5: piece_td.check,
+# The pieces judged apart: what the student's process gathers (given a folder to save into),
+# and how this process judges it (with the same folder).
+APART = {
+    1: (lambda student, folder: piece_epsilon.gather(student),
+        lambda asked, folder: piece_epsilon.judge(asked)),
+    2: (lambda student, folder: piece_episode.gather(student, X),
+        lambda games, folder: piece_episode.judge(games, X)),
+    3: (lambda student, folder: piece_main.gather(student, X, folder),
+        lambda facts, folder: piece_main.judge(facts, X, folder)),
+    4: (lambda student, folder: [piece_episode.gather(student, O),
+                                 piece_main.gather(student, O, folder)],
+        lambda both, folder: judge_for_o(both, folder)),
 }
+# The piece still judged in this process, with the student's code.
+IN_PROCESS = {5: piece_td.check}
+
+
+def judge_for_o(both, folder: str) -> str:
+    """Piece 4: the episodes, then main, for O."""
+    if not (isinstance(both, list) and len(both) == 2):
+        raise Failure("the run of your code sent back something that is not what it did")
+    piece_episode.judge(both[0], O)
+    return piece_main.judge(both[1], O, folder)
 
 
 def attempted(number: int, student: Student) -> bool:
@@ -60,12 +84,36 @@ def is_stub(function) -> bool:
                for const in function.__code__.co_consts)
 
 
-def grade(number: int) -> dict:
-    student = Student()
+def grade(number: int, result_fd: int) -> dict:
+    """The verdict on piece ``number``; ``result_fd`` is closed wherever the student's code
+    runs apart."""
+    if number not in APART:
+
+        def in_this_process() -> dict:
+            student = Student()
+            if not attempted(number, student):
+                return {"verdict": NOT_ATTEMPTED, "message": ""}
+            return {"verdict": PASSED, "message": IN_PROCESS[number](student)}
+
+        return own_work(verdict_of(in_this_process))
+    gather, judge = APART[number]
+    with tempfile.TemporaryDirectory() as folder:
+
+        def in_the_child() -> dict:
+            student = Student()
+            if number == 4 and not attempted(number, student):
+                return {"verdict": NOT_ATTEMPTED, "message": ""}
+            return {"verdict": PASSED, "data": gather(student, folder)}
+
+        return verdict_of(lambda: apart.judged(apart.in_child(
+            lambda: own_work(verdict_of(in_the_child)), closed=(result_fd,)),
+            lambda data: judge(data, folder)))
+
+
+def verdict_of(work: Callable[[], dict]) -> dict:
+    """``work()``, or the verdict that what it raised gives."""
     try:
-        if number in (4, 5) and not attempted(number, student):
-            return {"verdict": NOT_ATTEMPTED, "message": ""}
-        return {"verdict": PASSED, "message": CHECKS[number](student)}
+        return work()
     except NotWritten as stub:
         return {"verdict": NOT_WRITTEN, "message": str(stub)}
     except Failure as failure:
@@ -102,32 +150,38 @@ def could_not_run(error: Exception) -> str:
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m selfcheck.run")
-    parser.add_argument("--piece", type=int, choices=sorted(CHECKS))
+    parser.add_argument("--piece", type=int, choices=sorted({*APART, *IN_PROCESS}))
     parser.add_argument("--attempted", action="store_true",
                         help="with --piece 4 or 5: only say whether it was started")
     parser.add_argument("--train", choices=("X", "O"))
     parser.add_argument("--table")
     parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--result", required=True)
+    channel = parser.add_mutually_exclusive_group(required=True)
+    channel.add_argument("--result-fd", type=int, help="the inherited pipe to write the result to")
+    channel.add_argument("--result", help="the file to write it to (Windows: no inherited pipes)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
+    apart.undumpable()            # before any of the student's code is imported
+    result = (open(args.result, "w", encoding="utf-8") if args.result else
+              os.fdopen(args.result_fd, "w", encoding="utf-8"))
     guard.install(issued_files())
     if args.piece is not None and args.attempted:
-        result = {"verdict": PASSED if attempted(args.piece, Student()) else NOT_ATTEMPTED}
+        verdict = own_work({"verdict": PASSED if attempted(args.piece, Student()) else
+                            NOT_ATTEMPTED})
     elif args.piece is not None:
-        result = grade(args.piece)
+        verdict = grade(args.piece, result.fileno())
     else:
         try:
-            result = {"verdict": PASSED, **training.train(Student(), X if args.train == "X" else O,
-                                                          args.table, args.seconds)}
+            verdict = {"verdict": PASSED, **training.train(Student(), X if args.train == "X" else
+                                                           O, args.table, args.seconds)}
         except (Failure, NotWritten) as problem:
-            result = {"verdict": FAILED, "message": str(problem)}
+            verdict = {"verdict": FAILED, "message": str(problem)}
         except Exception as error:  # the check itself could not go on with this code
-            result = {"verdict": FAILED, "message": could_not_run(error)}
-    result = own_work(result)
-    result["seconds"] = round(time.perf_counter() - started, 3)
-    with open(args.result, "w", encoding="utf-8") as file:
-        json.dump(result, file)
+            verdict = {"verdict": FAILED, "message": could_not_run(error)}
+        verdict = own_work(verdict)
+    verdict["seconds"] = round(time.perf_counter() - started, 3)
+    with result:
+        json.dump(verdict, result)
     sys.stdout.flush()
     os._exit(0)  # the student's threads or atexit hooks must not hold the result back
 

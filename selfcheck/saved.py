@@ -54,17 +54,24 @@ def read_back(saves: Saves, total: int) -> dict:
     """The table that main saved: the file at ``PATH`` after main (written by ``save_Q``, or by
     main's own ``torch.save``). One that ``save_Q`` wrote before main's last episode, and that
     the learner's table has moved on from, is stale. ``Failure`` otherwise."""
-    if not os.path.isfile(saves.path):
-        raise Failure("main must save the trained table when training is done: "
-                      "player1.save_Q(PATH)")
-    try:
-        table, _, _ = load_table(saves.path)
-    except TableError as error:
-        raise Failure(f"the file main saved at PATH cannot be read as a table: {error}") from None
+    table = load_saved(saves.path)
     if saves.made and saves.made[-1][1] == table and saves.made[-1][0] < total \
             and dict(saves.learner.Q) != table:
         raise Failure(f"main saved its table after {saves.made[-1][0]:,} of its {total:,} "
                       "episodes and not after the last one: save once, after the loop")
+    return table
+
+
+def load_saved(path: str) -> dict:
+    """The table in the file main saved at ``path`` (read with the safe loader); ``Failure``
+    when there is none or it is no table."""
+    if not os.path.isfile(path):
+        raise Failure("main must save the trained table when training is done: "
+                      "player1.save_Q(PATH)")
+    try:
+        table, _, _ = load_table(path)
+    except TableError as error:
+        raise Failure(f"the file main saved at PATH cannot be read as a table: {error}") from None
     return table
 
 

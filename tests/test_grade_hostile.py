@@ -60,17 +60,21 @@ for _side in "XO":
 _os.kill(_os.getppid(), _signal.SIGKILL)
 '''
 
-# Inside each piece's own process: writes "passed" where that process reports, then leaves.
+# Inside each piece's own process: writes "passed" where that process reports, then leaves. The
+# pieces judged apart (1-4) run it where that descriptor is closed; piece 5 still reports it.
 FORGE_IN_PIECE = '''
 import json as _json, os as _os, sys as _sys
-if "--result" in _sys.argv:
+if "--result-fd" in _sys.argv:
     _fake = {"verdict": "passed", "message": ""}
     if "--train" in _sys.argv:
         _fake.update(episodes=1, stopped=False, opponent="Random_Agent", unbeatable=True,
                      line=None, exact={"random": [1, 0, 0], "advanced": [1, 0, 0]})
-    with open(_sys.argv[_sys.argv.index("--result") + 1], "w") as _file:
-        _file.write(_json.dumps(_fake))
-    _os._exit(0)
+    try:
+        _os.write(int(_sys.argv[_sys.argv.index("--result-fd") + 1]), _json.dumps(_fake).encode())
+    except OSError:
+        pass
+    else:
+        _os._exit(0)
 '''
 
 # Rewrites the trusted self-check in its copy so that every piece "passes".
@@ -162,13 +166,13 @@ def test_a_forged_verdict_and_a_killed_check_pass_nothing(hostile):
 
 @pytest.mark.slow
 def test_a_verdict_forged_inside_each_piece_is_flagged_on_the_stubs(hostile):
-    """The pieces' own processes report "passed" for stubs: the check believes them, the grader
-    sees that every function is still the issued stub."""
+    """The pieces' own processes report "passed" for stubs: the pieces judged apart never see
+    it; piece 5, still judged where its code runs, believes it, and the grader sees that its
+    functions are still the issued stubs."""
     _, rows, _ = hostile
     inside = rows["inside"]
-    assert verdicts(inside) == ["flagged"] * 5 and inside["total"] == "0", inside
-    assert "piece 1 passed with AI_Agent.py: AI_Agent.epsilon_greedy still the issued stub" \
-        in inside["flags"]
+    assert verdicts(inside) == ["not written"] * 3 + ["not attempted", "flagged"], inside
+    assert inside["total"] == "0" and "piece 5 passed with " in inside["flags"], inside
 
 
 @pytest.mark.slow

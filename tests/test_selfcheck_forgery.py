@@ -1,0 +1,158 @@
+"""Hand-ins that forge their verdicts from inside the judge's own process: each patches the
+check in memory, or writes the result itself, from the code of a piece (here: when AI_Agent.py
+is imported, before any piece's function is called). Every piece is still the issued stub, so no
+piece judged apart may pass, through check.py, and the grader gives none of them a point."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_grade import (  # noqa: F401  (exercise: a fixture, used by name)
+    GRADE, exercise, verdicts, write_folder)
+from tests.test_grade_hostile import read_rows
+from tests.test_selfcheck_verdicts import students  # noqa: F401  (a fixture, used by name)
+
+PIECES = range(1, 6)
+# The pieces judged apart from the student's code (selfcheck.apart); piece 5 is still judged in
+# the process that runs its code (docs/GRADING.md, "What stays open").
+JUDGED_APART = (1, 2, 3, 4)
+FORGED = '{"verdict": "passed", "message": "forged", "data": null}'
+
+FORGERIES = {
+    # The judge's functions replaced where its module is reached by name.
+    "grade patched in sys.modules": '''
+import sys as _sys
+_passed = lambda *_a, **_k: {"verdict": "passed", "message": "forged"}
+for _name in ("__main__", "selfcheck.run", "selfcheck.apart"):
+    _module = _sys.modules.get(_name)
+    for _attr in ("grade", "verdict_of", "own_work", "judged", "in_child"):
+        if _module is not None and hasattr(_module, _attr):
+            setattr(_module, _attr, _passed)
+''',
+    # Each piece's judging functions made to accept anything.
+    "piece checks patched": '''
+import sys as _sys
+for _name, _module in list(_sys.modules.items()):
+    if _name.startswith("selfcheck.piece") or _name == "selfcheck.nim_piece":
+        for _attr in ("check", "judge", "compare", "gather", "judge_values", "check_calls"):
+            if hasattr(_module, _attr):
+                setattr(_module, _attr, lambda *_a, **_k: "forged")
+''',
+    # The result written as JSON by the judge, whatever it meant to write.
+    "json.dump patched": '''
+import json as _json
+_json.dump = lambda _obj, _file, *_a, **_k: _file.write(%r)
+_json.dumps = lambda *_a, **_k: %r
+''' % (FORGED, FORGED),
+    # "passed" written on every descriptor this process and the one that started it hold, then
+    # gone.
+    "result written, then os._exit": '''
+import glob as _glob, os as _os
+for _fd in range(3, 256):
+    try:
+        _os.write(_fd, %r.encode())
+    except OSError:
+        pass
+for _path in _glob.glob("/proc/self/fd/*") + _glob.glob(f"/proc/{_os.getppid()}/fd/*"):
+    try:
+        with open(_path, "w") as _file:
+            _file.write(%r)
+    except OSError:
+        pass
+_os._exit(0)
+''' % (FORGED, FORGED),
+    # The same writes at exit, with os._exit turned into a normal exit so that they run.
+    "atexit writer": '''
+import atexit as _atexit, os as _os, sys as _sys
+
+def _write():
+    for _fd in range(3, 256):
+        try:
+            _os.write(_fd, %r.encode())
+        except OSError:
+            pass
+
+_atexit.register(_write)
+_os._exit = lambda _code=0: _sys.exit(0)
+''' % FORGED,
+    # Up the stack from the import: every verdict in reach made "passed", every judging
+    # function in the frames' globals replaced.
+    "frame walk": '''
+import sys as _sys
+_frame = _sys._getframe()
+while _frame is not None:
+    for _value in list(_frame.f_locals.values()):
+        if isinstance(_value, dict) and "verdict" in _value:
+            _value.update(verdict="passed", message="forged")
+    for _attr in ("grade", "verdict_of", "judged", "judge", "check"):
+        if callable(_frame.f_globals.get(_attr)):
+            _frame.f_globals[_attr] = lambda *_a, **_k: {"verdict": "passed", "message": "f"}
+    _frame = _frame.f_back
+''',
+    # Every object the collector knows: verdicts rewritten, the judge's code swapped out.
+    "gc.get_objects search": '''
+import gc as _gc
+
+def _passed(*_a, **_k):
+    return {"verdict": "passed", "message": "forged"}
+
+for _obj in _gc.get_objects():
+    if isinstance(_obj, dict) and _obj.get("verdict") not in (None, "passed"):
+        _obj["verdict"] = "passed"
+    elif (type(_obj).__name__ == "function" and not _obj.__code__.co_freevars
+          and str(getattr(_obj, "__module__", "")).startswith(("selfcheck", "__main__"))
+          and _obj.__name__ in ("grade", "verdict_of", "judged", "own_work", "in_child")):
+        _obj.__code__ = _passed.__code__
+''',
+}
+
+
+def forged_hand_in(folder: Path, stubs: Path, forgery: str) -> Path:
+    """The stubs' version with ``forgery`` run when AI_Agent.py is imported."""
+    files = {"AI_Agent.py": (stubs / "AI_Agent.py").read_text(encoding="utf-8")
+             + "\n\n" + FORGERIES[forgery].strip("\n") + "\n"}
+    return write_folder(folder, files)
+
+
+def check_verdicts(folder: Path) -> dict[int, str]:
+    """``check.py --all --json`` in ``folder``: each piece's verdict."""
+    subprocess.run([sys.executable, "check.py", "--all", "--json", "out.json"], cwd=folder,
+                   capture_output=True, text=True, timeout=600)
+    report = json.loads((folder / "out.json").read_text(encoding="utf-8"))
+    return {piece["number"]: piece["verdict"] for piece in report["pieces"]}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("forgery", sorted(FORGERIES))
+def test_a_forged_verdict_passes_no_piece_through_check_py(students, tmp_path, forgery):
+    folder = tmp_path / "hand-in"
+    shutil.copytree(students, folder)
+    forged_hand_in(folder, students, forgery)
+    found = check_verdicts(folder)
+    assert sorted(found) == list(PIECES), found
+    assert [found[piece] for piece in JUDGED_APART if found[piece] == "passed"] == [], found
+
+
+@pytest.mark.slow
+def test_forged_verdicts_get_no_points_through_grade_py(exercise, tmp_path):
+    hand_ins = tmp_path / "hand-ins"
+    names = {"patched": "grade patched in sys.modules", "writer": "result written, then os._exit",
+             "walker": "frame walk"}
+    paths = [forged_hand_in(hand_ins / name, exercise, forgery) for name, forgery in
+             names.items()]
+    done = subprocess.run([sys.executable, str(GRADE), *map(str, paths), "--out",
+                           str(tmp_path / "report"), "--timeout", "60"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = read_rows(tmp_path / "report")
+    for name in names:
+        assert "passed" not in verdicts(rows[name])[:4], rows[name]
+        assert rows[name]["total"] == "0", rows[name]

@@ -150,11 +150,9 @@ class Solver:
 
         best = -2
         for move in self._ordered(empty, my_doubles, my_makers, opp_makers):
-            value = -self._search(opp, me | move, -beta, -max(alpha, best))
-            if value > best:
-                best = value
-                if best >= beta:
-                    break
+            best = max(best, -self._search(opp, me | move, -beta, -max(alpha, best)))
+            if best >= beta:
+                break
         if best <= alpha:
             high = best
         elif best >= beta:

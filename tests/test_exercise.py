@@ -73,9 +73,6 @@ ALLOWED_ELSEWHERE = {
         "(piece 5)",
     "def learn(epoch: int) -> State:":
         "the shape of the callback that training.loop.train_loop runs for every trainer",
-    "if value > best:":
-        "a running maximum, which the m,n,k solver (boards/solver.py) keeps too; it gives away "
-        "nothing of Q-learning's target",
 }
 
 

@@ -118,7 +118,7 @@ CHEATS = {
     "main saves before it trains": ({"main": a_main().replace(
         "    player = player1\n", "    player = player1\n    player.save_Q(PATH)\n").replace(
         SAVE_AND_TEST, "    print(test(100))\n")},
-        3, "main saved its table after 0 of its 200,000 episodes and not after the last one"),
+        3, "empty Q-table (no state-action values); train one first"),
 }
 
 MISTAKES = {

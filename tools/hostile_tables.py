@@ -12,6 +12,7 @@ import io
 import pickle
 import struct
 import sys
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -247,7 +248,8 @@ def lying_zip64(members: int = 120_000) -> bytes:
 def twin_members() -> bytes:
     """A zip with two members named ``archive/data.pkl`` (zipfile silently reads the last)."""
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
+    with zipfile.ZipFile(buffer, "w") as archive, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)    # zipfile's "Duplicate name": the point
         archive.writestr("archive/data.pkl", pickle.dumps(_one_entry_table(), protocol=2))
         archive.writestr("archive/data.pkl", table())
     return buffer.getvalue()

@@ -117,9 +117,10 @@ def test_the_version_is_one_value_everywhere():
 
 def make_dry_run(*arguments):
     """The commands ``make -n`` would run (as if requirements*.txt had changed)."""
-    return subprocess.run(["make", "-n", "-W", "requirements.txt", "-W", "requirements-extra.txt",
-                           *arguments], cwd=ROOT, capture_output=True, text=True,
-                          check=True).stdout.splitlines()
+    # --no-print-directory: under `make test` the inner make would add "Leaving directory" lines
+    return subprocess.run(["make", "-n", "--no-print-directory", "-W", "requirements.txt",
+                           "-W", "requirements-extra.txt", *arguments], cwd=ROOT,
+                          capture_output=True, text=True, check=True).stdout.splitlines()
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")

@@ -7,6 +7,7 @@
     python Tester.py --worst-case Data/Q_MC_O.pth                    # can it be beaten? how?
     python Tester.py --mistakes Data/Q_MC_O.pth                      # where it gives value away
     python Tester.py --optimum                                       # best possible results
+    python Tester.py --board 4x4 --k 3                               # perfect play on 4x4
     python Tester.py --show-q Data/Q_MC_X.pth --moves "1,1 0,0"      # the table's Q-values
     python Tester.py --analyse playout --moves ""                    # a search agent's scores
 """
@@ -17,6 +18,8 @@ import sys
 
 import cli
 from Agent import PolicyUnknown
+from boards.flags import add_board_flags, board_from
+from boards.solve import add_cache_flag, board_report
 from players.search import Search_Agent
 from players.specs import VALID_SPECS, describe, is_network, is_table_path, make_agent, network_path
 from Episode import play_games
@@ -213,33 +216,44 @@ def build_parser() -> cli.Parser:
     parser.add_argument("--moves", default="", metavar="MOVES",
                         help="moves from the empty board as row,col pairs, 0-based, e.g. "
                              "'1,1 0,0' (default: none, the empty board)")
+    add_board_flags(parser)
+    add_cache_flag(parser)
     return parser
 
 
 # The flags each mode reads; any other flag given with it would be ignored, so it is refused.
-MODES = {"optimum": set(), "worst-case": {"seed"}, "mistakes": {"seed"}, "show-q": {"moves"},
+MODES = {"board": {"k", "cache"}, "optimum": set(), "worst-case": {"seed"}, "mistakes": {"seed"}, "show-q": {"moves"},
          "analyse": {"moves", "seed"}, "": {"x", "o", "games", "seed", "both", "exact"}}
 
 
-def check_mode(parser: cli.Parser, argv: list[str]) -> None:
-    """Refuse two modes at once, and flags that the chosen mode would ignore."""
+def check_mode(parser: cli.Parser, argv: list[str]) -> str:
+    """The mode ``argv`` asks for (a key of ``MODES``); refuse two modes at once, and flags that
+    the chosen mode would ignore."""
     given = {word[2:].split("=")[0] for word in argv if word.startswith("--")}
+    if given & MODES["board"]:
+        given.add("board")  # --k or --cache alone: the 3x3 board's perfect play
     modes = [mode for mode in MODES if mode in given]
     if len(modes) > 1:
         parser.error(f"choose one of --{' / --'.join(modes)}")
     mode = modes[0] if modes else ""
     ignored = sorted(given - MODES[mode] - {mode})
+    if ignored and mode == "board":
+        parser.error("--board prints perfect play's value on that board; the agents play "
+                     f"3x3 only so far, so it does not use {', '.join('--' + f for f in ignored)}")
     if ignored:
         name = f"--{mode}" if mode else "a comparison of --x and --o"
         parser.error(f"{name} does not use {', '.join('--' + flag for flag in ignored)}")
+    return mode
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
     args = parser.parse_args(argv)
-    check_mode(parser, argv)
-    if args.optimum:
+    mode = check_mode(parser, argv)
+    if mode == "board":
+        print("\n".join(board_report(board_from(args), args.cache)))
+    elif args.optimum:
         print(optimum_report())
     elif args.worst_case is not None:
         print(worst_case_report(args.worst_case, args.seed))

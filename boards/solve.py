@@ -10,6 +10,7 @@ the positions searched), and the value after each first move of X, laid out as t
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 
@@ -18,6 +19,7 @@ from tqdm import tqdm
 import cli
 from boards.cache import CACHE_FOLDER, Solution, cache_path, solve_board
 from boards.flags import add_board_flags, board_from
+from boards.shape import BoardShape
 
 VALUE_WORDS = {1: "win for X", 0: "draw", -1: "win for O"}
 _MOVE_LETTERS = {1: "W", 0: "D", -1: "L"}  # from X's view
@@ -34,13 +36,10 @@ def describe(solution: Solution) -> list[str]:
     return lines
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = cli.Parser(prog="python -m boards.solve", description=__doc__.splitlines()[0])
-    add_board_flags(parser)
-    parser.add_argument("--cache", type=cli.path, default=CACHE_FOLDER, metavar="FOLDER",
-                        help="where solved boards are kept (default Data/solved)")
-    args = parser.parse_args(argv)
-    shape = board_from(args)
+def board_report(shape: BoardShape, cache_folder: str) -> list[str]:
+    """Solve ``shape`` (or read it from ``cache_folder``) with a progress bar while it solves;
+    return the lines to print: the value, the first moves, and where the answer came from. Notes
+    about a refused cache file go to stderr."""
     start = time.perf_counter()
     bars = []
 
@@ -51,20 +50,34 @@ def main(argv: list[str] | None = None) -> int:
         bars[0].update(nodes - bars[0].n)
 
     try:
-        solution = solve_board(shape, args.cache, progress)
+        solution = solve_board(shape, cache_folder, progress)
     finally:
         for bar in bars:
             bar.close()
     seconds = time.perf_counter() - start
     for note in solution.notes:
         print(note, file=sys.stderr)
-    print("\n".join(describe(solution)))
+    where = cache_path(shape, cache_folder)
     if solution.from_cache:
-        print(f"from the cache {cache_path(shape, args.cache)} in {seconds * 1000:.1f} ms "
-              f"(solved with {solution.nodes:,} positions searched)")
+        origin = (f"from the cache {where} in {seconds * 1000:.1f} ms "
+                  f"(solved with {solution.nodes:,} positions searched)")
     else:
-        print(f"solved in {seconds:.2f} s, {solution.nodes:,} positions searched; "
-              f"kept in {cache_path(shape, args.cache)}")
+        origin = f"solved in {seconds:.2f} s, {solution.nodes:,} positions searched; kept in {where}"
+    return [*describe(solution), origin]
+
+
+def add_cache_flag(parser: argparse.ArgumentParser) -> None:
+    """Add ``--cache FOLDER``, where solved boards are kept."""
+    parser.add_argument("--cache", type=cli.path, default=CACHE_FOLDER, metavar="FOLDER",
+                        help="where solved boards are kept (default Data/solved)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cli.Parser(prog="python -m boards.solve", description=__doc__.splitlines()[0])
+    add_board_flags(parser)
+    add_cache_flag(parser)
+    args = parser.parse_args(argv)
+    print("\n".join(board_report(board_from(args), args.cache)))
     return 0
 
 

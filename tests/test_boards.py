@@ -6,6 +6,8 @@ cells with its own win lines, sharing no code with ``boards``.
 
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -293,3 +295,41 @@ def test_the_position_counts_docs_boards_quotes_are_counted():
         quoted = (int(positions.replace(",", "")), int(canonical.replace(",", "")))
         assert (reach.positions, reach.canonical, reach.complete) == (*quoted, True)
         assert exact_fits(shape) == (reach.positions <= EXACT_LIMIT)
+
+
+# --- Tester.py --board: perfect play's value as a user asks for it -----------------------------
+
+VALUE_WORDS = {1: "win for X", 0: "draw", -1: "win for O"}
+
+
+def run_tester(*args):
+    done = subprocess.run([sys.executable, "Tester.py", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+@pytest.mark.parametrize("rows, cols, k", [(3, 3, 3), (3, 4, 3), (2, 4, 2)])
+def test_tester_prints_the_value_the_reference_computes(rows, cols, k, tmp_path):
+    reference, _ = reference_solver(rows, cols, k)
+    words = VALUE_WORDS[reference((0,) * (rows * cols), 1)]
+    first = run_tester("--board", f"{rows}x{cols}", "--k", str(k), "--cache", str(tmp_path))
+    assert first[0] == f"{rows}x{cols} k={k}: {words} under perfect play"
+    assert first[-1].startswith("solved in ")
+    second = run_tester("--board", f"{rows}x{cols}", "--k", str(k), "--cache", str(tmp_path))
+    assert second[:-1] == first[:-1] and second[-1].startswith("from the cache ")
+
+
+@pytest.mark.parametrize("k, words", [("3", "win for X"), ("4", "draw")])
+def test_tester_solves_4x4_then_reads_it_from_the_cache(k, words, tmp_path):
+    first = run_tester("--board", "4x4", "--k", k, "--cache", str(tmp_path))
+    assert first[0] == f"4x4 k={k}: {words} under perfect play"
+    assert run_tester("--board", "4x4", "--k", k, "--cache", str(tmp_path))[-1].startswith(
+        f"from the cache {tmp_path}/4x4_k{k}.json")
+
+
+def test_tester_refuses_agents_on_a_bigger_board_in_one_line():
+    done = subprocess.run([sys.executable, "Tester.py", "--board", "4x4", "--x", "random"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and "does not use --x" in done.stderr

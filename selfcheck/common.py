@@ -13,7 +13,7 @@ from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 TOLERANCE = 1e-9
-# Every stub's message starts with this (tools/exercise_pieces.STUB_PREFIX says the same).
+# Every stub's message starts with this (selfcheck.pieces.STUB_PREFIX says the same).
 STUB_PREFIX = "Exercise piece"
 
 

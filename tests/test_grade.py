@@ -24,7 +24,7 @@ from AI_Agent import AI_Agent
 from training.curves import exact_results
 from exact.solver import worst_case
 from State import O, X
-from tools import make_exercise
+from tools.exercise import make as make_exercise
 from tools.grade import read_tree
 from tools.grading import report, results, submissions
 from tools.grading.sandbox import Limits, Outcome

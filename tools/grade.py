@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
-from tools import make_exercise  # noqa: E402
+from tools.exercise import make as make_exercise  # noqa: E402
 from tools.grading.box import remove  # noqa: E402
 from tools.grading.isolation import detect_isolation, sealing_for  # noqa: E402
 from tools.grading.measure import measure_all  # noqa: E402

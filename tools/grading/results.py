@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from tools.exercise_pieces import PIECES
+from selfcheck.pieces import PIECES
 from tools.grading.box import TABLES
 from tools.grading.launch import SIGNAL_BASE
 from tools.grading.measure import Measure, MeasureError

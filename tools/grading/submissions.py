@@ -30,7 +30,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.exercise_pieces import STUB_PREFIX
+from selfcheck.pieces import STUB_PREFIX
 from tools.grading.stubs import untouched
 from tools.grading.text import shown
 

@@ -9,7 +9,7 @@ The solved code is the only source. Inside a function, a solution is marked like
         ...the solution...
         # [exercise piece 1] solution ends
 
-``tools/make_exercise.py`` writes the students' version: every marked solution becomes the
+``tools/exercise/make.py`` writes the students' version: every marked solution becomes the
 contract below (what goes in, what comes out, the course's names; English, then Hebrew) as a few
 comment lines and a ``raise NotImplementedError`` whose message names the piece. The how-to lives
 in ``HINTS``, one step at a time: ``python check.py --hint N`` shows the next one

@@ -1,6 +1,6 @@
 """Table files built to hurt the loader, written instruction by instruction (the pickle opcodes)
 and wrapped in a zip archive as torch.save does. ``tests/test_hostile_tables.py`` checks that each
-is refused with one line; ``tools/bench_hostile.py`` measures the CPU time and memory it takes.
+is refused with one line; ``tools/benchmarks/hostile.py`` measures the CPU time and memory it takes.
 
 ``HOSTILE``: pickles (wrapped by ``as_torch_zip``); ``ZIPPED``: whole archives; each maps a name
 to ``(build, words the one line must contain)``.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tables.files import FORMAT_NAME, MAX_FILE_BYTES  # noqa: E402  (the root first)
 from tables.torch_format import torch_save_bytes  # noqa: E402

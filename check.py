@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep the trained tables in DIR (default: thrown away)")
     args = parser.parse_args(argv)
     if args.hint is not None:
-        from selfcheck.pieces import next_hint
+        from selfcheck.hints import next_hint
         print(next_hint(args.hint, ROOT))
         return 0
     started = time.perf_counter()

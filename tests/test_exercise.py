@@ -30,7 +30,9 @@ from tools.exercise import make as make_exercise, students as exercise_students
 from tools.exercise import classroom, stubs
 from tools.exercise.withheld import WITHHELD
 from tools.course.chapter_code import ListingMissing, listing, type_in_solution
-from selfcheck.pieces import HINTS, HINTS_FILE, INSTRUCTIONS, PIECES, next_hint
+from selfcheck.hints import HINTS, HINTS_FILE, next_hint
+from selfcheck.pieces import PIECES
+from tools.exercise.contracts import INSTRUCTIONS
 
 pytestmark = pytest.mark.slow   # generates the exercise and runs its commands: minutes
 
@@ -340,7 +342,7 @@ def test_no_solution_text_is_left_anywhere(exercise):
                 texts[path] = path.read_text(encoding="utf-8")
             except UnicodeDecodeError:
                 continue                                  # the binary tables
-    assert exercise / "selfcheck" / "pieces.py" in texts     # the hints are searched too
+    assert exercise / "selfcheck" / "hints.py" in texts     # the hints are searched too
     every_line = {line.strip() for text in texts.values() for line in text.splitlines()}
     everything = "\n".join(texts.values())
     checked = 0

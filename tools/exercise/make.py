@@ -5,7 +5,7 @@
 
 Every file that git tracks is copied (the tables in Data/ too, so that Game.py plays the trained
 agent at once), except the teachers' own tools. In the Python files every marked solution (the
-markers and the contracts are described in selfcheck/pieces.py) becomes its contract as a
+markers and the contracts are described in tools/exercise/contracts.py) becomes its contract as a
 few comment lines and a ``raise NotImplementedError`` naming the piece (``tools/exercise/stubs``);
 an import that only the solutions used goes as well, so that it gives no hint. Solved code that
 no piece holds is left out (``tools/exercise/withheld``), so the students' version has none a

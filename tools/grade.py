@@ -38,7 +38,8 @@ from tools.grading.page import Context  # noqa: E402
 from tools.grading.pool import Stopped, grade_all, stop_on_signals  # noqa: E402
 from tools.grading.report import Report  # noqa: E402
 from tools.grading.results import CLASSROOM_WEIGHTS, PIECE_NUMBERS  # noqa: E402
-from tools.grading.sandbox import SHIPPED_TABLES, Limits, Settings  # noqa: E402
+from tools.grading.limits import Limits  # noqa: E402
+from tools.grading.sandbox import SHIPPED_TABLES, Settings  # noqa: E402
 from tools.grading.submissions import (  # noqa: E402
     editable_files, read_submission, unique_names)
 from tools.grading.text import shown  # noqa: E402

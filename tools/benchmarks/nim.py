@@ -64,7 +64,7 @@ def main() -> int:
                         description="Time Nim's training, or compare how often the course's and "
                                     "the project's training learn perfect play.")
     parser.add_argument("--games", type=cli.count, default=DEFAULT_GAMES,
-                        help=f"training games per run (default {DEFAULT_GAMES:,})")
+                        help=f"training episodes per run (default {DEFAULT_GAMES:,})")
     parser.add_argument("--runs", type=cli.count, default=DEFAULT_RUNS,
                         help=f"timed runs, seeds 0, 1, ... (default {DEFAULT_RUNS})")
     parser.add_argument("--compare", type=cli.count, metavar="N",

@@ -8,12 +8,14 @@ to ``(build, words the one line must contain)``.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import pickle
 import struct
 import sys
 import warnings
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -127,18 +129,16 @@ def course_format(entries: int) -> bytes:
         return pickle.dumps(table, protocol=2)
 
 
-class patched_state:
+@contextlib.contextmanager
+def patched_state(cls: type) -> Iterator[None]:
     """``State.State`` is ``cls`` for a while (pickle looks classes up by their module's name)."""
-
-    def __init__(self, cls) -> None:
-        import State
-        self.module, self.cls, self.saved = State, cls, State.State
-
-    def __enter__(self):
-        self.module.State = self.cls
-
-    def __exit__(self, *exc) -> None:
-        self.module.State = self.saved
+    import State
+    saved = State.State
+    State.State = cls
+    try:
+        yield
+    finally:
+        State.State = saved
 
 
 # --- the hostile files, and what their one line says ---------------------------------------------

@@ -26,13 +26,14 @@ from pathlib import Path
 
 import pytest
 
-from tools.exercise import make as make_exercise, students as exercise_students
-from tools.exercise import classroom, stubs
-from tools.exercise.withheld import WITHHELD
-from tools.course.chapter_code import ListingMissing, listing, type_in_solution
 from selfcheck.hints import HINTS, HINTS_FILE, next_hint
 from selfcheck.pieces import PIECES
+from tools.course.chapter_code import ListingMissing, listing, type_in_solution
+from tools.exercise import classroom, stubs
+from tools.exercise import make as make_exercise
+from tools.exercise import students as exercise_students
 from tools.exercise.contracts import INSTRUCTIONS
+from tools.exercise.withheld import WITHHELD
 
 pytestmark = pytest.mark.slow   # generates the exercise and runs its commands: minutes
 

@@ -12,18 +12,14 @@ import contextlib
 import io
 import pickle
 import struct
-import sys
 import warnings
 import zipfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from tables.files import FORMAT_NAME, MAX_FILE_BYTES  # noqa: E402  (the root first)
-from tables.torch_format import torch_save_bytes  # noqa: E402
+from tables.files import FORMAT_NAME, MAX_FILE_BYTES
+from tables.torch_format import torch_save_bytes
 
 # --- writing pickles by hand ----------------------------------------------------------------------
 

@@ -21,13 +21,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
 from tools.hostile.networks import NETWORKS, RESUME, RESUMES, good_network  # noqa: E402
 from tools.hostile.tables import HOSTILE, ZIPPED, as_torch_zip  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 MAX_CPU = 2.0                   # seconds
 MAX_MEMORY = 300 * 2**20        # bytes above the interpreter
 

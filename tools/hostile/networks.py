@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import contextlib
 import io
+import sys
 import warnings
 import zipfile
 from pathlib import Path
 
 import torch
 
-import DQN_Trainer
-from neural.command import build_run, parse_arguments
-from neural.loop import train
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import DQN_Trainer  # noqa: E402  (the project root must be on the path first)
+from neural.command import build_run, parse_arguments  # noqa: E402
+from neural.loop import train  # noqa: E402
 
 # A good file: a short run with these flags (the shapes below are those of --hidden 64,64);
 # RESUME goes on from it, as --resume must, with the same --hidden.

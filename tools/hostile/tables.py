@@ -12,14 +12,18 @@ import contextlib
 import io
 import pickle
 import struct
+import sys
 import warnings
 import zipfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 
-from tables.files import FORMAT_NAME, MAX_FILE_BYTES
-from tables.torch_format import torch_save_bytes
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tables.files import FORMAT_NAME, MAX_FILE_BYTES  # noqa: E402  (the root first)
+from tables.torch_format import torch_save_bytes  # noqa: E402
 
 # --- writing pickles by hand ----------------------------------------------------------------------
 

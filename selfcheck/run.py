@@ -25,8 +25,7 @@ import time
 from typing import Callable
 
 from selfcheck import apart, guard, piece_episode, piece_epsilon, piece_main, piece_td, training
-from selfcheck.common import ROOT, Failure, NotWritten, where_it_broke
-from selfcheck.pieces import STUB_PREFIX
+from selfcheck.common import ROOT, STUB_PREFIX, Failure, NotWritten, where_it_broke
 from selfcheck.student import Student
 from State import O, X
 

@@ -86,7 +86,7 @@ docs: venv
 # The students' version of this repository, into exercise/ (FORCE=1 writes over an earlier one).
 exercise: venv
 	EXERCISE_FORCE_HOW="use make exercise FORCE=1" \
-		$(PY) tools/make_exercise.py --out exercise $(if $(FORCE),--force)
+		$(PY) tools/exercise/make.py --out exercise $(if $(FORCE),--force)
 
 # The exercise's self-check (pieces 1-3; python check.py --all for the bonus pieces too).
 check: venv

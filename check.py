@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
-from tools.exercise_pieces import PIECES  # noqa: E402
+from selfcheck.pieces import PIECES  # noqa: E402
 
 # A piece takes a second or two; one still running after this is stuck in a loop. A stuck main
 # is not run again for the later pieces, so a stuck loop costs about this much in all.
@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep the trained tables in DIR (default: thrown away)")
     args = parser.parse_args(argv)
     if args.hint is not None:
-        from tools.exercise_pieces import next_hint
+        from selfcheck.hints import next_hint
         print(next_hint(args.hint, ROOT))
         return 0
     started = time.perf_counter()

@@ -12,7 +12,7 @@ from typing import Callable
 
 USAGE_ERROR = 2      # bad arguments or unusable input
 INTERRUPTED = 130    # Ctrl-C (128 + SIGINT)
-# The message of an exercise stub's NotImplementedError (tools/exercise_pieces.Instructions):
+# The message of an exercise stub's NotImplementedError (tools/exercise/contracts.py):
 # "Exercise piece 3: write MC_Trainer.main, then run python check.py".
 EXERCISE_STUB = re.compile(r"Exercise piece (\d+): write ([\w.]+)")
 MAX_COUNT = 10**9    # larger counts are typos, not plans

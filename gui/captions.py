@@ -1,18 +1,34 @@
-"""The words in the game window: the header's two lines and the footer, read off a ``Game``."""
+"""The words in the game window: the header's two lines and the footer, read off the game on
+show (``Game.Game``, which calls these; they read it through ``ShownGame``, so that this module
+needs nothing of the script above it)."""
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from concurrent.futures import Future
+from typing import Protocol
 
-from gui.values import VALUE_NAMES, best_cells, shown_values
+from gui.values import VALUE_NAMES, Overlay, best_cells, shown_values
 from players.specs import is_network, is_table_path, network_path, parse_spec
 from State import DRAW, O, O_WON, X, X_WON, symbol
-
-if TYPE_CHECKING:
-    from Game import Game
+from TicTacToe import TicTacToe
 
 KEYS = "R new game  ·  H values  ·  Esc quit"
+
+
+class ShownGame(Protocol):
+    """What the captions read of the game on show."""
+    env: TicTacToe
+    specs: dict[int, str]                  # the spec of each side's player, by side
+    score: dict[int, int]                  # finished games by result
+    show_values: bool                      # H is on
+    kept_overlay: Overlay | None           # the values the last computer moved by
+
+    def is_human(self, side: int) -> bool: ...
+
+    def is_you(self, side: int) -> bool: ...
+
+    def values_future(self) -> Future | None: ...
 
 
 def short_name(spec: str) -> str:
@@ -24,7 +40,7 @@ def short_name(spec: str) -> str:
     return parse_spec(spec)[0]
 
 
-def label(game: Game, side: int) -> str:
+def label(game: ShownGame, side: int) -> str:
     """How the header names ``side``: "You (O)", "X" (two people) or "Q_MC_X (X)"."""
     if game.is_you(side):
         return f"You ({symbol(side)})"
@@ -33,7 +49,7 @@ def label(game: Game, side: int) -> str:
     return f"{short_name(game.specs[side])} ({symbol(side)})"
 
 
-def status(game: Game) -> str:
+def status(game: ShownGame) -> str:
     """The header's first line: whose turn it is, or who won."""
     state = game.env.position
     result = state.end_of_game
@@ -50,13 +66,13 @@ def status(game: Game) -> str:
     return f"{label(game, side)} is thinking..."
 
 
-def score_line(game: Game) -> str:
+def score_line(game: ShownGame) -> str:
     """The header's second line: the running score."""
     return (f"{label(game, X)} {game.score[X_WON]}  ·  {label(game, O)} {game.score[O_WON]}"
             f"  ·  draws {game.score[DRAW]}")
 
 
-def footer(game: Game) -> str:
+def footer(game: ShownGame) -> str:
     """The footer line: the keys, and with H on whose values are shown (or why none are) and what
     the outline means (one choice, several cells equally best, or nothing stands out)."""
     state = game.env.position

@@ -36,9 +36,9 @@ from players.search import Search_Agent, check_count, check_seconds, playout, su
 from State import DRAW, ONGOING, State
 from TicTacToe import Action, TicTacToe
 
-# About 0.02-0.04 s a move from the empty board on a 2-core machine (tools/bench_playout.py). With
-# it the seeded agent could not be beaten on any line for any of 100 seeds checked, on either
-# side; half of it was beaten for some seeds.
+# About 0.02-0.04 s a move from the empty board on a 2-core machine
+# (tools/benchmarks/playout.py). With it the seeded agent could not be beaten on any line for
+# any of 100 seeds checked, on either side; half of it was beaten for some seeds.
 DEFAULT_ITERATIONS = 2_000
 # UCB1's constant for results in [0, 1]: sqrt(2), the textbook choice.
 DEFAULT_EXPLORATION = math.sqrt(2)

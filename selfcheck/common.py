@@ -11,10 +11,10 @@ import traceback
 from pathlib import Path
 from typing import Callable
 
+from selfcheck.pieces import STUB_PREFIX  # every stub's message starts with it
+
 ROOT = Path(__file__).resolve().parent.parent
 TOLERANCE = 1e-9
-# Every stub's message starts with this (tools/exercise_pieces.STUB_PREFIX says the same).
-STUB_PREFIX = "Exercise piece"
 
 
 class Failure(Exception):

@@ -30,8 +30,9 @@ def fixture_path():
 
 @pytest.fixture
 def chapter():
-    """The chapter's code (``tools/chapter_code``); skips the test when its listings are absent."""
-    from tools import chapter_code
+    """The chapter's code (``tools/course/chapter_code``); skips the test when its listings are
+    absent."""
+    from tools.course import chapter_code
     try:
         chapter_code.listing("README.md")
     except chapter_code.ListingMissing as missing:

@@ -14,8 +14,8 @@ def test_the_rate_is_read_from_our_trainer_and_from_the_course_design(tmp_path):
     for command in (
             [sys.executable, str(bench_course.ROOT / "MC_Trainer.py"), "--epochs", "300",
              "--seed", "1", "--out", str(tmp_path / "q.pth")],
-            [sys.executable, str(bench_course.ROOT / "tools" / "course_design.py"), "--epochs",
-             "30", "--opponent", "advanced"]):
+            [sys.executable, str(bench_course.ROOT / "tools" / "course" / "original_design.py"),
+             "--epochs", "30", "--opponent", "advanced"]):
         seconds, output = bench_course.run_process(command)
         rate = bench_course.reported_rate(output, command[1])
         assert seconds > 0 and 10 < rate < 10_000_000

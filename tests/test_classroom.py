@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tools import make_exercise
+from tools.exercise import make as make_exercise
 from tools.exercise import classroom
 
 RESTORE_STEP = "Put back the self-check as issued"
@@ -106,7 +106,7 @@ def test_the_manifest_lists_the_issued_files_with_their_hashes(students):
     listed = set(manifest["check_files"]) | set(manifest["workflow"]) | \
         set(manifest["student_files"]) | {classroom.MANIFEST}
     assert listed == files
-    assert {"check.py", "selfcheck/run.py", "tools/exercise_pieces.py", "Data/Q_MC_X.pth",
+    assert {"check.py", "selfcheck/run.py", "selfcheck/pieces.py", "Data/Q_MC_X.pth",
             "Data/Q_MC_O.pth"} <= set(manifest["check_files"])
     assert set(manifest["workflow"]) == {classroom.WORKFLOW, classroom.AUTOGRADING}
     for name, digest in {**manifest["check_files"], **manifest["workflow"]}.items():

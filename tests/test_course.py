@@ -28,7 +28,7 @@ from Random_Agent_Advanced import Random_Agent_Advanced
 from exact.solver import exact_result
 from State import O, X, Live_State, State
 from TicTacToe import TicTacToe
-from tools.chapter_code import repo_copy, run_script
+from tools.course.chapter_code import repo_copy, run_script
 
 SCRIPTS = Path(__file__).resolve().parent / "course_scripts"
 RESULT = re.compile(r"\((\d+), (\d+), (\d+)\)\s*$")
@@ -52,7 +52,7 @@ def course_repo(tmp_path_factory) -> Path:
     """A copy of the repository with the chapter's solved MC_Trainer.py and the course's scripts
     in place of ours, after ``python MC_Trainer.py`` has run in it (the other scripts need its
     table)."""
-    from tools import chapter_code
+    from tools.course import chapter_code
     try:
         trainer = chapter_code.solved_trainer()
     except chapter_code.ListingMissing as missing:

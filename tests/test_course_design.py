@@ -1,6 +1,6 @@
-"""The rebuild of the course's original design (tools/course_design.py), the bench's reference:
-it must play by the same rules as the project and its Monte Carlo trainer must learn, or the
-ratio tools/bench.py prints would compare against something broken."""
+"""The rebuild of the course's original design (tools/course/original_design.py), the bench's
+reference: it must play by the same rules as the project and its Monte Carlo trainer must
+learn, or the ratio tools/bench.py prints would compare against something broken."""
 
 import random
 
@@ -9,7 +9,7 @@ import pytest
 
 from Random_Agent_Advanced import completing_cell
 from State import State as Our_State
-from tools import course_design as Course
+from tools.course import original_design as Course
 
 
 def random_game(rng: random.Random) -> list[Course.State]:

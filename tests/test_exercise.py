@@ -26,11 +26,14 @@ from pathlib import Path
 
 import pytest
 
-from tools import exercise_students, make_exercise
+from selfcheck.hints import HINTS, HINTS_FILE, next_hint
+from selfcheck.pieces import PIECES
+from tools.course.chapter_code import ListingMissing, listing, type_in_solution
 from tools.exercise import classroom, stubs
+from tools.exercise import make as make_exercise
+from tools.exercise import students as exercise_students
+from tools.exercise.contracts import INSTRUCTIONS
 from tools.exercise.withheld import WITHHELD
-from tools.chapter_code import ListingMissing, listing, type_in_solution
-from tools.exercise_pieces import HINTS, HINTS_FILE, INSTRUCTIONS, PIECES, next_hint
 
 pytestmark = pytest.mark.slow   # generates the exercise and runs its commands: minutes
 
@@ -138,9 +141,9 @@ def solution_main() -> tuple[str, str]:
 def type_in_chapter(repo: Path, main: str | None = None, generate: str | None = None,
                     agent_methods: dict[str, str] | None = None) -> Path:
     """The chapter's solution typed into the students' version ``repo``, exactly as printed
-    (``tools/chapter_code.type_in_solution``: the header lines, ``main``, ``Generate_episode``,
-    ``get_Q`` and ``epsilon_greedy``). The keywords put other texts in the place of the
-    solution's (the wrong answers below); skips the test without the listings."""
+    (``tools/course/chapter_code.type_in_solution``: the header lines, ``main``,
+    ``Generate_episode``, ``get_Q`` and ``epsilon_greedy``). The keywords put other texts in the
+    place of the solution's (the wrong answers below); skips the test without the listings."""
     try:
         type_in_solution(repo, main=main, generate=generate,
                          epsilon=(agent_methods or {}).get("epsilon_greedy"))
@@ -211,7 +214,7 @@ def copy_of(repo: Path, folder: Path) -> Path:
 def exercise(tmp_path_factory) -> Path:
     """The students' version, as make exercise writes it."""
     out = tmp_path_factory.mktemp("exercise") / "students"
-    result = run(["tools/make_exercise.py", "--out", str(out)], ROOT)
+    result = run(["tools/exercise/make.py", "--out", str(out)], ROOT)
     assert result.returncode == 0, result.stderr
     return out
 
@@ -317,17 +320,17 @@ def test_refuses_a_folder_that_is_not_empty_unless_forced(tmp_path):
     target = tmp_path / "taken"
     target.mkdir()
     (target / "notes.txt").write_text("mine")
-    refused = run(["tools/make_exercise.py", "--out", str(target)], ROOT)
+    refused = run(["tools/exercise/make.py", "--out", str(target)], ROOT)
     assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1
     assert "--force" in refused.stderr and "Traceback" not in refused.stderr
     assert sorted(p.name for p in target.iterdir()) == ["notes.txt"]
-    forced = run(["tools/make_exercise.py", "--out", str(target), "--force"], ROOT)
+    forced = run(["tools/exercise/make.py", "--out", str(target), "--force"], ROOT)
     assert forced.returncode == 0, forced.stderr
     assert (target / "check.py").is_file() and (target / "notes.txt").read_text() == "mine"
 
 
 def test_refuses_to_write_over_the_solved_repository():
-    refused = run(["tools/make_exercise.py", "--out", ".", "--force"], ROOT)
+    refused = run(["tools/exercise/make.py", "--out", ".", "--force"], ROOT)
     assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1
     assert "solved repository" in refused.stderr
 
@@ -340,7 +343,7 @@ def test_no_solution_text_is_left_anywhere(exercise):
                 texts[path] = path.read_text(encoding="utf-8")
             except UnicodeDecodeError:
                 continue                                  # the binary tables
-    assert exercise / "tools" / "exercise_pieces.py" in texts     # the hints are searched too
+    assert exercise / "selfcheck" / "hints.py" in texts     # the hints are searched too
     every_line = {line.strip() for text in texts.values() for line in text.splitlines()}
     everything = "\n".join(texts.values())
     checked = 0

@@ -22,7 +22,7 @@ from gui.display import NoDisplay, screenshot_problem
 from gui.paint import CHOICE, WIN_LINE
 from gui.values import PROBABILITIES, Overlay, format_value
 from State import EMPTY, O, X, X_WON, State
-from tools.bench_quit import quit_during_search
+from tools.benchmarks.quit import quit_during_search
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL = [(row, col) for row in range(3) for col in range(3)]
@@ -99,7 +99,7 @@ def test_the_course_window_says_why_there_is_none(monkeypatch):
 @pytest.mark.parametrize("how, status", [("escape", 0), ("close", 0), ("sigint", 130)])
 def test_quitting_during_a_slow_search_ends_the_process_without_waiting_for_it(how, status):
     """The first move's search would take hours, so a process that ends within QUIT_BOUND of
-    the quit did not wait for it, however busy the machine (how fast: tools/bench_quit.py)."""
+    the quit did not wait for it, however busy the machine (how fast: tools/benchmarks/quit.py)."""
     run = quit_during_search(how, wait=3 * QUIT_BOUND)
     assert run.said == "searching\n", run.said + run.err
     assert run.status == status, run.err

@@ -24,10 +24,11 @@ from AI_Agent import AI_Agent
 from training.curves import exact_results
 from exact.solver import worst_case
 from State import O, X
-from tools import make_exercise
+from tools.exercise import make as make_exercise
 from tools.grade import read_tree
-from tools.grading import report, results, submissions
-from tools.grading.sandbox import Limits, Outcome
+from tools.grading import cells, handin, report, results, submissions
+from tools.grading.limits import Limits
+from tools.grading.sandbox import Outcome
 from tools.grading.text import one_line
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -370,7 +371,7 @@ def test_a_linked_file_in_a_folder_is_refused(tmp_path):
 
 
 def test_a_zip_member_larger_than_the_cap_is_refused(tmp_path):
-    with write_zip(tmp_path / "big.zip", {"MC_Trainer.py": "#" * (submissions.MAX_FILE_BYTES + 1),
+    with write_zip(tmp_path / "big.zip", {"MC_Trainer.py": "#" * (handin.MAX_FILE_BYTES + 1),
                                           "AI_Agent.py": "# fine\n"}):
         pass
     read = submissions.read_submission(tmp_path / "big.zip", EDITABLE)
@@ -398,7 +399,7 @@ def outcome(**fields) -> Outcome:
     ({"timed_out": True, "returncode": 128 + 9}, "timed out"),
 ])
 def test_a_child_without_a_result_gets_a_status_that_says_why(fields, status):
-    row = results.make_row(submissions.Submission("s", "s"), outcome(**fields), Limits(seconds=9),
+    row = results.make_row(handin.Submission("s", "s"), outcome(**fields), Limits(seconds=9),
                            never_measured)
     assert row.status == status and not row.verdicts
 
@@ -415,7 +416,7 @@ def test_a_result_naming_a_table_outside_its_folder_is_ignored(tmp_path):
     result = {"format": 1, "pieces": [{"number": n, "verdict": "passed", "message": ""}
                                       for n in range(1, 6)],
               "tables": {"X": "/etc/passwd", "O": "../../elsewhere.pth"}}
-    row = results.make_row(submissions.Submission("s", "s"),
+    row = results.make_row(handin.Submission("s", "s"),
                            outcome(returncode=0, result=json.dumps(result).encode(),
                                    box=str(tmp_path)), Limits(), never_measured)
     assert row.verdicts == {n: "passed" for n in range(1, 6)} and not row.measures
@@ -438,7 +439,7 @@ def test_a_verdict_from_a_check_that_did_not_end_by_itself_is_not_read():
     forged = {"format": 1, "pieces": [{"number": n, "verdict": "passed", "message": ""}
                                       for n in range(1, 6)], "tables": {}}
     for code in (137, 2, 130, None):
-        row = results.make_row(submissions.Submission("s", "s"),
+        row = results.make_row(handin.Submission("s", "s"),
                                outcome(returncode=code, result=json.dumps(forged).encode()),
                                Limits(), never_measured)
         assert not row.verdicts and row.total == 0, code
@@ -446,5 +447,5 @@ def test_a_verdict_from_a_check_that_did_not_end_by_itself_is_not_read():
 
 def test_a_spreadsheet_cannot_run_a_cell_of_the_report():
     row = results.Row("=HYPERLINK(\"http://x\")", "graded", notes=["-1+1"])
-    text = report.csv_text(report.table([row]))
+    text = report.csv_text(cells.table([row]))
     assert "'=HYPERLINK" in text and "'-1+1" in text

@@ -19,7 +19,7 @@ import pytest
 
 from tests.test_grade import (  # noqa: F401  (exercise: a fixture, used by name)
     ALL_PASS, EDITABLE, GRADE, HANG, exercise, solved, verdicts, write_folder, write_zip)
-from tools.grading import submissions
+from tools.grading import handin, submissions
 from tools.grading.isolation import ACCOUNT_BASE
 from tools.grading.report import CSV_NAME, HTML_NAME, STOPPED
 
@@ -225,14 +225,16 @@ def test_a_check_that_cannot_print_a_message_costs_one_line(hostile):
 
 
 def test_surrogates_and_bidi_characters_in_a_verdict_are_escaped():
-    from tools.grading.report import csv_text, table
+    from tools.grading.cells import table
+    from tools.grading.report import csv_text
     from tools.grading.page import Context, html_page
     from tools.grading.results import make_row
-    from tools.grading.sandbox import Limits, Outcome
+    from tools.grading.limits import Limits
+    from tools.grading.sandbox import Outcome
 
     verdict = json.dumps({"format": 1, "tables": {}, "pieces": [
         {"number": 1, "verdict": "failed", "message": "bad \ud800 byte and \u202e reversed"}]})
-    row = make_row(submissions.Submission("s\u202ex", "s"),
+    row = make_row(handin.Submission("s\u202ex", "s"),
                    Outcome(1, False, 1.0, "", "", verdict.encode()), Limits(), None)
     cells = table([row])
     text = csv_text(cells)
@@ -411,7 +413,8 @@ def test_a_full_disk_keeps_the_grades_in_a_fallback_file(tmp_path):
 
 
 def test_weights_give_the_total(tmp_path):
-    from tools.grading.report import csv_text, table
+    from tools.grading.cells import table
+    from tools.grading.report import csv_text
     from tools.grading.results import Row
 
     row = Row("s", "graded", verdicts={1: "passed", 2: "failed", 3: "passed"},

@@ -11,11 +11,14 @@ from pathlib import Path
 from tests.test_grade import exercise  # noqa: F401  (a fixture, used by name)
 from tools import grade
 from tools.grading import isolation, results
+from tools.grading.handin import Submission
+from tools.grading.limits import Limits
 from tools.grading.measure import Measure
 from tools.grading.page import FOLD_AT, Context, html_page
-from tools.grading.report import csv_text, table
-from tools.grading.sandbox import Limits, Outcome
-from tools.grading.submissions import Submission, changed_checks
+from tools.grading.cells import table
+from tools.grading.report import csv_text
+from tools.grading.sandbox import Outcome
+from tools.grading.submissions import changed_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL_PASSED = {"format": 1, "tables": {"X": None, "O": None},

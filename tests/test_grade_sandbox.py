@@ -19,7 +19,8 @@ import pytest
 from tools.grading.box import new_box, remove, write_tree
 from tools.grading.isolation import account, detect_isolation, sealing_for
 from tools.grading.measure import MeasureError, Measure, measure_all
-from tools.grading.sandbox import Limits, environment, run_program
+from tools.grading.limits import Limits, environment
+from tools.grading.sandbox import run_program
 
 ROOT = Path(__file__).resolve().parent.parent
 SHM_KEY = 0x5EED_2020

@@ -1,9 +1,9 @@
 """Files built to hurt the loaders are refused with one line, before anything is built from them.
 
-The files are written by ``tools/hostile_tables.py`` (tables, instruction by instruction) and
-``tools/hostile_networks.py`` (network files with one record changed); here each is refused by
+The files are written by ``tools/hostile/tables.py`` (tables, instruction by instruction) and
+``tools/hostile/networks.py`` (network files with one record changed); here each is refused by
 the loader and by the command line a user types (exit 2, one line, the file as it was).
-``tools/bench_hostile.py`` measures the CPU time and peak memory of every refusal (at most 2 s
+``tools/benchmarks/hostile.py`` measures the CPU time and peak memory of every refusal (at most 2 s
 and 300 MB above the interpreter): a speed target is a benchmark's, not a test's.
 """
 
@@ -20,8 +20,8 @@ import Tester
 from tables import course_files, files as Q_Table
 from tables.files import TableError, load_table
 from neural.files import NetworkError, load_network
-from tools.hostile_networks import NETWORKS, RESUME, RESUMES, deflate_bomb, good_network
-from tools.hostile_tables import HOSTILE, ZIPPED, as_torch_zip, name, text
+from tools.hostile.networks import NETWORKS, RESUME, RESUMES, deflate_bomb, good_network
+from tools.hostile.tables import HOSTILE, ZIPPED, as_torch_zip, name, text
 
 
 @functools.lru_cache(maxsize=None)

@@ -20,7 +20,7 @@ from State import DRAW, O, ONGOING, WIN_LINES, X, State, all_states, parse_moves
 
 STANDARD_ERRORS = 5  # a sampled figure may be this many standard errors off (about 1 in 1.7 million)
 # A time-limited search never stops before its limit and does end: within this many seconds, a
-# bound no busy machine reaches (how closely it keeps the limit: tools/bench_playout.py).
+# bound no busy machine reaches (how closely it keeps the limit: tools/benchmarks/playout.py).
 ENDS_WITHIN = 20.0
 
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tools import chapter_code, make_exercise
+from tools.course import chapter_code
+from tools.exercise import make as make_exercise
 
 pytestmark = pytest.mark.slow   # a check.py process per case, on a generated exercise
 

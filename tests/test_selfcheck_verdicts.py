@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tools import chapter_code, make_exercise
+from tools.course import chapter_code
+from tools.exercise import make as make_exercise
 
 # The chapter's own loop, read from its listing: the cases below are changes to it.
 try:

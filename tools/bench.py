@@ -5,7 +5,7 @@
     python tools/bench.py --course-episodes 10000
 
 Prints: ours against a rebuild of the course's original design, side by side in the same run
-(``tools/bench_course.py``, ``tools/course_design.py``); Monte Carlo training in a fresh process
+(``tools/bench_course.py``, ``tools/course/``); Monte Carlo training in a fresh process
 and with warm caches; the whole-process time of the README's commands; the chapter's own trainer
 on this engine; a 1,000-game Tester run, exact evaluation of a pair of agents, the full solve,
 loading and saving a table; then the benchmarks of the other parts (the three trainers side by
@@ -38,7 +38,8 @@ from Episode import play_games  # noqa: E402
 from tables.files import load_table, save_table  # noqa: E402
 from State import O, X  # noqa: E402
 from TicTacToe import TicTacToe  # noqa: E402
-from tools import bench_course, chapter_code  # noqa: E402
+from tools import bench_course  # noqa: E402
+from tools.course import chapter_code  # noqa: E402
 from tools.bench_course import COURSE_DEFAULT_EPISODES  # noqa: E402
 
 DEFAULT_RUNS = 3
@@ -49,11 +50,12 @@ SHIPPED_X = str(ROOT / "Data" / "Q_MC_X.pth")
 # The other parts' own benchmark scripts, run as they are ("{runs}": this script's --runs), and
 # their options with --quick (None: not run then; the DQN's run is its default training).
 OTHER_BENCHMARKS = (("tools/compare.py", ("--bench",), ("--bench", "--epochs", "2000")),
-                    ("tools/bench_playout.py", ("--runs", "{runs}"), ("--runs", "1")),
-                    ("tools/bench_nim.py", ("--runs", "{runs}"), ("--runs", "1", "--games", "500")),
-                    ("tools/bench_book.py", ("--runs", "{runs}"), ("--runs", "1")),
-                    ("tools/bench_quit.py", ("--runs", "{runs}"), ("--runs", "1")),
-                    ("tools/bench_hostile.py", (), None),
+                    ("tools/benchmarks/playout.py", ("--runs", "{runs}"), ("--runs", "1")),
+                    ("tools/benchmarks/nim.py", ("--runs", "{runs}"),
+                     ("--runs", "1", "--games", "500")),
+                    ("tools/benchmarks/book.py", ("--runs", "{runs}"), ("--runs", "1")),
+                    ("tools/benchmarks/quit.py", ("--runs", "{runs}"), ("--runs", "1")),
+                    ("tools/benchmarks/hostile.py", (), None),
                     ("tools/bench_dqn.py", (), None))   # seeds 1-10 of both modes: about 20 minutes
 QUICK_EPISODES = 300      # --quick: every run this short (it checks the script, not the speed)
 # Every full run's figures are also kept here (git ignores it), dated, for make docs to quote.

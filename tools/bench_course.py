@@ -1,5 +1,5 @@
 """The speed figures that need a comparison or a new process, for ``tools/bench.py``:
-- ours against the course's original design (``tools/course_design.py``), timed side by side in
+- ours against the course's original design (``tools/course/``), timed side by side in
   the same run: the same episodes, each a fresh process, interleaved (course, ours ``--plain``,
   ours, then again), medians;
 - ours in a fresh process and with warm caches (the same run again in the same process);
@@ -80,7 +80,8 @@ def side_by_side(runs: int, episodes: int = COURSE_EPISODES) -> None:
         for opponent in ("random", "advanced"):
             common = ("--opponent", opponent, "--epochs", str(episodes))
             commands = {
-                "course": [sys.executable, str(ROOT / "tools" / "course_design.py"), *common],
+                "course": [sys.executable, str(ROOT / "tools" / "course" / "original_design.py"),
+                           *common],
                 "plain": trainer("MC_Trainer.py", "--plain", *common, out=out),
                 "ours": trainer("MC_Trainer.py", *common, out=out)}
             rates: dict[str, list[float]] = {name: [] for name in commands}

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
-from tools import make_exercise  # noqa: E402
+from tools.exercise import make as make_exercise  # noqa: E402
 from tools.grading.box import remove  # noqa: E402
 from tools.grading.isolation import detect_isolation, sealing_for  # noqa: E402
 from tools.grading.measure import measure_all  # noqa: E402
@@ -38,7 +38,8 @@ from tools.grading.page import Context  # noqa: E402
 from tools.grading.pool import Stopped, grade_all, stop_on_signals  # noqa: E402
 from tools.grading.report import Report  # noqa: E402
 from tools.grading.results import CLASSROOM_WEIGHTS, PIECE_NUMBERS  # noqa: E402
-from tools.grading.sandbox import SHIPPED_TABLES, Limits, Settings  # noqa: E402
+from tools.grading.limits import Limits  # noqa: E402
+from tools.grading.sandbox import SHIPPED_TABLES, Settings  # noqa: E402
 from tools.grading.submissions import (  # noqa: E402
     editable_files, read_submission, unique_names)
 from tools.grading.text import shown  # noqa: E402

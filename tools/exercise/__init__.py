@@ -1,1 +1,1 @@
-"""The generator of the students' version (``tools/make_exercise.py``), by part."""
+"""The generator of the students' version (``tools/exercise/make.py``), by part."""

@@ -26,7 +26,7 @@ import json
 import re
 from pathlib import Path
 
-from tools.exercise_pieces import PIECES, SELF_CHECK
+from selfcheck.pieces import PIECES, SELF_CHECK
 
 AUTOGRADING = ".github/classroom/autograding.json"
 WORKFLOW = ".github/workflows/classroom.yml"

@@ -1,6 +1,6 @@
 """Turning the marked solutions of a solved file into the students' stubs.
 
-Inside a function, a solution is marked (``tools/exercise_pieces.py`` shows how); every marked
+Inside a function, a solution is marked (``tools/exercise/contracts.py`` shows how); every marked
 solution becomes its piece's contract as a few comment lines and a ``raise NotImplementedError``
 naming the piece, and an import that only the solutions used goes as well, so that it gives no
 hint.
@@ -15,7 +15,8 @@ import textwrap
 import tokenize
 from dataclasses import dataclass
 
-from tools.exercise_pieces import INSTRUCTIONS, SELF_CHECK, STUB_PREFIX, Instructions
+from selfcheck.pieces import SELF_CHECK, STUB_PREFIX
+from tools.exercise.contracts import INSTRUCTIONS, Instructions
 
 LINE_WIDTH = 99
 # Names a file's chapter code relies on at module level: they stay even when only a solution
@@ -72,7 +73,7 @@ def find_regions(path: str, text: str) -> list[Region]:
             instructions = INSTRUCTIONS.get(key)
             if instructions is None:
                 raise ExerciseError(f"{path}:{number}: no instructions for {key!r} in "
-                                    "tools/exercise_pieces.py")
+                                    "tools/exercise/contracts.py")
             if instructions.piece != piece:
                 raise ExerciseError(f"{path}:{number}: {key!r} belongs to piece "
                                     f"{instructions.piece}, not {piece}")

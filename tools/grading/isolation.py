@@ -26,13 +26,10 @@ import subprocess
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tools.grading import launch
 from tools.grading.box import box_folders, new_box, remove
-
-if TYPE_CHECKING:
-    from tools.grading.sandbox import Limits
+from tools.grading.limits import Limits, environment
 
 # Accounts no one has: the sandboxes' (root only). Slot n runs as ACCOUNT_BASE + n.
 ACCOUNT_BASE = 1_900_000_000
@@ -212,8 +209,6 @@ def detect_isolation(run_dir: Path, sealing: Sealing = Sealing(),
 
 def probe(candidate: Isolation, run_dir: Path, python: str) -> str | None:
     """``None`` when ``candidate`` works, else what went wrong (one line)."""
-    from tools.grading.sandbox import Limits, environment
-
     box = new_box(run_dir, account(0) if candidate.accounts else None)
     command = candidate.command(python, Limits(), box, [
         python, "-c", PROBE, str(run_dir), str(box / "out" / ".probe"), CORE_PATTERN])

@@ -13,9 +13,11 @@ import html
 import io
 from dataclasses import dataclass, replace
 
+from tools.grading.cells import COLUMNS, OPPONENTS
+from tools.grading.results import PIECE_NUMBERS
+
 PLOT_LABEL = 32                  # characters of a name shown in the plot
 FOLD_AT = 90                     # characters of a note shown before it folds
-OPPONENTS = ("random", "advanced")
 
 
 @dataclass(frozen=True)
@@ -44,15 +46,13 @@ td.other { background: #eee; } td.number { text-align: right; font-variant-numer
   white-space: nowrap; }
 summary { cursor: pointer; }
 """
-HEADERS = (["name", "status"] + [f"piece {n}" for n in range(1, 6)] + ["total"]
+HEADERS = (["name", "status"] + [f"piece {n}" for n in PIECE_NUMBERS] + ["total"]
            + [f"{side} vs {opponent}" for side in ("X", "O") for opponent in OPPONENTS]
            + ["X unbeatable", "O unbeatable", "seconds", "flags", "note"])
 
 
 def html_page(cells: list[list[str]], context: Context, plot: bytes) -> str:
     """The self-contained page: the run's facts, the table and the plot."""
-    from tools.grading.report import COLUMNS
-
     escape = html.escape
     facts = [("Isolation", context.isolation), ("Limits", context.limits)]
     facts += [("Not available here", line) for line in context.unavailable]

@@ -17,9 +17,9 @@ import signal
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Callable
 
+from tools.grading.handin import Submission
 from tools.grading.results import Row, make_row
 from tools.grading.sandbox import Settings, run_submission, stop_all
-from tools.grading.submissions import Submission
 from tools.grading.text import one_line
 
 REFUSED = "refused"

@@ -10,10 +10,7 @@ file or the complete new one. When the folder cannot be written (a full disk), t
 fallback file instead (``fallback``: in the temporary folder, else the home folder), and the
 grader says where; with no room anywhere, the grader prints them (``grades``).
 
-``table(rows)`` is the report's table, one row per submission with the columns ``COLUMNS``:
-each piece's verdict and points, the total, the exact wins / losses / draws of the trained X
-against ``random`` and ``advanced`` and whether it is unbeatable, the same for O when piece 4
-passed, the seconds the check took, the flags (signs of cheating) and a note.
+Its table (``cells.table``) is the CSV's, and the page's (``page.html_page``).
 """
 
 from __future__ import annotations
@@ -26,46 +23,18 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools.grading.cells import COLUMNS, table
 from tools.grading.page import Context, html_page, plot_png
-from tools.grading.results import PIECE_NUMBERS, Row
+from tools.grading.results import Row
 from tools.grading.text import one_line, shown
 
 CSV_NAME, HTML_NAME, PLOT_NAME = "report.csv", "report.html", "results.png"
-OPPONENTS = ("random", "advanced")
-OUTCOMES = ("wins", "losses", "draws")
-MEASURE_COLUMNS = [column for side in ("X", "O") for column in
-                   [f"{side} vs {opponent} {outcome}" for opponent in OPPONENTS
-                    for outcome in OUTCOMES] + [f"{side} unbeatable"]]
-COLUMNS = (["name", "status"] + [f"piece {n}" for n in PIECE_NUMBERS]
-           + [f"points {n}" for n in PIECE_NUMBERS] + ["total"] + MEASURE_COLUMNS
-           + ["seconds", "flags", "note"])
 # A spreadsheet runs a cell that starts with one of these as a formula.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 TABLES_FOLDER, LOGS_FOLDER = "tables", "logs"
 SAFE_NAME = 40                   # characters of a name in a table's file name
 STOPPED = "not graded (the grading was stopped)"
 _UNSAFE_IN_FILE_NAME = re.compile(r"[^A-Za-z0-9._-]|^\.+")
-
-
-def table(rows: list[Row]) -> list[list[str]]:
-    """The report's cells, one list per submission, in ``COLUMNS`` order."""
-    return [_cells(row) for row in rows]
-
-
-def _cells(row: Row) -> list[str]:
-    graded = bool(row.verdicts)
-    cells = [shown(row.name), row.status] + [row.verdicts.get(n, "") for n in PIECE_NUMBERS]
-    cells += [str(row.points.get(n, 0)) if graded else "" for n in PIECE_NUMBERS]
-    cells.append(str(row.total))
-    for side in ("X", "O"):
-        measure = row.measures.get(side)
-        for opponent in OPPONENTS:
-            values = getattr(measure, opponent) if measure else ("", "", "")
-            cells += [f"{value:.6f}" if measure else "" for value in values]
-        cells.append(("yes" if measure.unbeatable else "no") if measure else "")
-    notes = row.notes + [f"piece {n}: {message}" for n, message in sorted(row.messages.items())]
-    return cells + [f"{row.seconds:.1f}", one_line(" | ".join(row.flags), 10_000),
-                    one_line(" | ".join(notes), 10_000)]
 
 
 def csv_text(cells: list[list[str]]) -> str:

@@ -27,12 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from tools.exercise_pieces import PIECES
+from selfcheck.pieces import PIECES
 from tools.grading.box import TABLES
+from tools.grading.handin import Submission
 from tools.grading.launch import SIGNAL_BASE
+from tools.grading.limits import Limits
 from tools.grading.measure import Measure, MeasureError
-from tools.grading.sandbox import CHECK_STATUSES, Limits, Outcome
-from tools.grading.submissions import Submission
+from tools.grading.sandbox import CHECK_STATUSES, Outcome
 from tools.grading.text import one_line
 
 RESULT_FORMAT = 1

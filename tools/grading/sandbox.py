@@ -37,8 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.grading.box import TABLES, new_box, read_tables, remove, write_tree
+from tools.grading.handin import Submission
 from tools.grading.isolation import CHECKER, Isolation, account
-from tools.grading.submissions import Submission
+from tools.grading.limits import Limits, environment
 
 MAX_RESULT_BYTES = 1 * 2**20
 CHECK_STATUSES = (0, 1)          # check.py's own: every piece counted passed / one did not
@@ -47,26 +48,6 @@ SHIPPED_TABLES = (".pth", ".pt")  # in Data/: the course's trained tables stay o
 _RUNNING: set[int] = set()
 _RUNNING_LOCK = threading.Lock()
 _STOPPED = threading.Event()
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one submission may use."""
-    seconds: float = 600.0                 # wall clock, for the whole check
-    memory: int = 2 * 2**30                # bytes of address space, per process
-    file_size: int = 64 * 2**20            # bytes, largest file it may write
-    processes: int = 128                   # processes and threads, when they are counted alone
-    open_files: int = 256
-    output: int = 4096                     # bytes kept from each end of stdout and of stderr
-
-    def rlimits(self, own_count: bool) -> dict[str, list[int]]:
-        cpu = int(self.seconds) + 5        # the wall clock normally stops it first
-        limits = {"RLIMIT_AS": [self.memory] * 2, "RLIMIT_CPU": [cpu, cpu + 5],
-                  "RLIMIT_FSIZE": [self.file_size] * 2, "RLIMIT_CORE": [0, 0],
-                  "RLIMIT_NOFILE": [self.open_files] * 2}
-        if own_count:      # the limit counts every process of the account (or user namespace)
-            limits["RLIMIT_NPROC"] = [self.processes] * 2
-        return limits
 
 
 @dataclass
@@ -153,18 +134,6 @@ def _check(box: Path, settings: Settings, slot: int, uid: int | None) -> Outcome
 def descriptor_path(descriptor: int) -> str:
     folder = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
     return f"{folder}/{descriptor}"
-
-
-def environment(box: Path) -> dict[str, str]:
-    """Only what the check needs: no variable of the grader's reaches the submission."""
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(box / "home"),
-            "TMPDIR": str(box / "tmp"), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONIOENCODING": "utf-8", "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy",
-            "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(box / "tmp"),
-            "PYGAME_HIDE_SUPPORT_PROMPT": "1",
-            # One thread per process for the numeric libraries: on a machine of many cores
-            # their pools would otherwise eat the process limit (and --jobs runs one per core).
-            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
 def run_program(command: list[str], cwd: Path, env: dict[str, str], limits: Limits,

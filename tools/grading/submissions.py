@@ -27,36 +27,17 @@ import ast
 import os
 import stat
 import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.exercise_pieces import STUB_PREFIX
+from selfcheck.pieces import STUB_PREFIX
+from tools.grading.handin import (
+    CHECK_FILES, MAX_CHECK_FILES, MAX_FILE_BYTES, NOTED_NAMES, Submission, is_check_file)
 from tools.grading.stubs import untouched
 from tools.grading.text import shown
+from tools.grading.zips import read_zip
 
-# A student's source file is a few kilobytes; anything this large is not one.
-MAX_FILE_BYTES = 1 * 2**20
-MAX_MEMBERS = 20_000
 # The grader's own files: never taken from a submission, whatever they hold.
 TRUSTED = ("check.py", "selfcheck/", "tools/", "tests/", "exact/")
-# The files that decide a verdict, here and in GitHub Classroom: compared with the issued ones.
-CHECK_FILES = ("check.py", "selfcheck/", ".github/")
-MAX_CHECK_FILES = 200         # files looked at under a hand-in's selfcheck/ and .github/
-NOTED_NAMES = 3          # a note lists at most this many refused names
-
-
-@dataclass
-class Submission:
-    """One student's work: a name for the report, where it came from, the editable files found
-    (relative path -> bytes) and notes for the report's row."""
-    name: str
-    origin: str
-    files: dict[str, bytes] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    flags: list[str] = field(default_factory=list)
-    refused: str = ""            # why nothing of it can be graded, or ""
-    checks: dict[str, bytes] = field(default_factory=dict)     # its check files, as found
-    untouched: dict[int, str] = field(default_factory=dict)    # piece -> a stub left as issued
 
 
 def editable_files(pristine: dict[str, bytes]) -> tuple[str, ...]:
@@ -99,7 +80,6 @@ def read_submission(path: Path, editable: tuple[str, ...],
     elif not _is_zip(path):
         submission.refused = "not a folder and not a zip archive"
     else:
-        from tools.grading.zips import read_zip   # it builds on this module's names
         read_zip(path, editable, submission)
     if submission.refused:
         submission.files.clear()
@@ -121,10 +101,6 @@ def _is_zip(path: Path) -> bool:
         return zipfile.is_zipfile(path)
     except Exception:  # noqa: BLE001  (a damaged file may raise anything: it is not a zip)
         return False
-
-
-def is_check_file(name: str) -> bool:
-    return name == CHECK_FILES[0] or name.startswith(CHECK_FILES[1:])
 
 
 def changed_checks(found: dict[str, bytes], issued: dict[str, bytes]) -> list[str]:

@@ -1,6 +1,6 @@
 """Reading a hand-in that is a ``.zip``: only the members that matter, never unpacked to disk.
 
-Contract: ``read_zip(path, editable, submission)`` fills ``submission`` (``submissions.py``) with
+Contract: ``read_zip(path, editable, submission)`` fills ``submission`` (``handin.py``) with
 the editable files and the check files found under the folder that holds most of them. A
 damaged archive of any kind (bad deflate data, an unknown version or method, a name flagged
 UTF-8 that is not, random damage), one with more than ``MAX_MEMBERS`` members and one with two
@@ -16,7 +16,7 @@ import zipfile
 from collections import Counter
 from pathlib import Path, PurePosixPath
 
-from tools.grading.submissions import (
+from tools.grading.handin import (
     MAX_CHECK_FILES, MAX_FILE_BYTES, MAX_MEMBERS, NOTED_NAMES, Submission, is_check_file)
 from tools.grading.text import one_line, shown
 

@@ -2,8 +2,8 @@
 in ``nim/nim.py`` and the project's in ``nim/better.py``, and, with ``--compare N``, how often
 each learns perfect play.
 
-    python tools/bench_nim.py                  # median time of train(10000) and train_better(10000)
-    python tools/bench_nim.py --compare 100    # judge both after random.seed(k), k = 0..99
+    python tools/benchmarks/nim.py                # median time of train(10000), train_better(10000)
+    python tools/benchmarks/nim.py --compare 100  # judge both after random.seed(k), k = 0..99
 
 Per-game lines are written to the null device, so the terminal's speed is not measured.
 """
@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Callable, Sequence
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "nim"))
 
@@ -60,10 +60,11 @@ def silently(trainer: Callable[..., NimAI], games: int, seed: int,
 
 
 def main() -> int:
-    parser = cli.Parser(prog="bench_nim.py", description="Time Nim's training, or compare how "
-                        "often the course's and the project's training learn perfect play.")
+    parser = cli.Parser(prog="tools/benchmarks/nim.py",
+                        description="Time Nim's training, or compare how often the course's and "
+                                    "the project's training learn perfect play.")
     parser.add_argument("--games", type=cli.count, default=DEFAULT_GAMES,
-                        help=f"training games per run (default {DEFAULT_GAMES:,})")
+                        help=f"training episodes per run (default {DEFAULT_GAMES:,})")
     parser.add_argument("--runs", type=cli.count, default=DEFAULT_RUNS,
                         help=f"timed runs, seeds 0, 1, ... (default {DEFAULT_RUNS})")
     parser.add_argument("--compare", type=cli.count, metavar="N",

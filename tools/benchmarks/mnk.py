@@ -1,8 +1,8 @@
 """Perfect play on m,n,k boards: solve times (fresh and from the cache) and position counts.
 
-    python tools/bench_mnk.py                # 3x3, 3x4 k=3, 4x4 k=3, 4x4 k=4; median of 3 runs
-    python tools/bench_mnk.py --large        # also 4x5 k=4, 5x5 k=4 and 5x5 k=5 (about a minute)
-    python tools/bench_mnk.py --baseline     # also a plain negamax on 4x4 k=4 (minutes)
+    python tools/benchmarks/mnk.py              # 3x3, 3x4 k=3, 4x4 k=3, 4x4 k=4; median of 3 runs
+    python tools/benchmarks/mnk.py --large      # also 4x5 k=4, 5x5 k=4, 5x5 k=5 (about a minute)
+    python tools/benchmarks/mnk.py --baseline   # also a plain negamax on 4x4 k=4 (minutes)
 
 Each board: the value of the empty board, the positions the solver searched and its table's size,
 the wall and CPU seconds of a fresh solve (the empty board, then each first move, then the cache
@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 from time import perf_counter, process_time
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import cli  # noqa: E402  (the project root must be on the path first)
 from boards.cache import cache_path, solve_board  # noqa: E402
@@ -99,7 +99,7 @@ def _median(runs: list[tuple[float, float, object]], field: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cli.Parser(prog="bench_mnk.py", description=__doc__.splitlines()[0])
+    parser = cli.Parser(prog="tools/benchmarks/mnk.py", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=cli.count, default=DEFAULT_RUNS,
                         help=f"solves per board; medians are printed (default {DEFAULT_RUNS})")
     parser.add_argument("--large", action="store_true",

@@ -1,4 +1,4 @@
-"""The text of the students' README (``tools/exercise_students.students_readme`` fills it in).
+"""The text of the students' README (``tools/exercise/students.students_readme`` fills it in).
 Text only, which is why this module is long."""
 
 # {PIECES}, {POINTS}, {HINTS_FILE} and {TORCH} are filled in by students_readme.

@@ -1,11 +1,11 @@
 """Write the students' version of this repository: the exercise, generated from the solved code.
 
-    python tools/make_exercise.py --out exercise            # (make exercise)
-    python tools/make_exercise.py --out exercise --force    # write over an earlier one
+    python tools/exercise/make.py --out exercise            # (make exercise)
+    python tools/exercise/make.py --out exercise --force    # write over an earlier one
 
 Every file that git tracks is copied (the tables in Data/ too, so that Game.py plays the trained
 agent at once), except the teachers' own tools. In the Python files every marked solution (the
-markers and the contracts are described in tools/exercise_pieces.py) becomes its contract as a
+markers and the contracts are described in tools/exercise/contracts.py) becomes its contract as a
 few comment lines and a ``raise NotImplementedError`` naming the piece (``tools/exercise/stubs``);
 an import that only the solutions used goes as well, so that it gives no hint. Solved code that
 no piece holds is left out (``tools/exercise/withheld``), so the students' version has none a
@@ -25,13 +25,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
 from tools.exercise.stubs import ExerciseError, Stub, replace_solutions  # noqa: E402
 from tools.exercise.withheld import WITHHELD, stand_in  # noqa: E402
-from tools.exercise_students import (  # noqa: E402
+from tools.exercise.students import (  # noqa: E402
     CONFTEST, STUDENTS_OWN, compressed_module, students_conftest, write_students_files)
 
 # Teachers' tools that make no sense in the students' version (a name ending in "/" is a folder):
@@ -41,17 +41,16 @@ from tools.exercise_students import (  # noqa: E402
 # the book's program), and the project's own CI is not the students'. The classroom notebook
 # draws learning curves, which only the solved trainer records. The benchmark times the solved
 # trainers (`make bench` is a teachers' target).
-TEACHERS_ONLY = ("tools/make_exercise.py", "tools/exercise_templates.py",
-                 "tools/exercise_students.py", "tools/exercise/", "tests/test_exercise.py",
+TEACHERS_ONLY = ("tools/exercise/", "tests/test_exercise.py",
                  "tests/test_selfcheck.py", "tests/test_selfcheck_verdicts.py",
                  "tests/test_selfcheck_forgery.py",
                  "tests/test_classroom.py",
                  "tools/grade.py", "tools/grading/", "tests/test_grade.py", "docs/GRADING.md",
                  "tests/test_grade_sandbox.py", "tests/test_grade_hostile.py",
-                 "tests/test_grade_report.py", "tools/bench_grade.py",
+                 "tests/test_grade_report.py", "tools/benchmarks/grading.py",
                  "tests/test_course.py", "tests/course_scripts/", "book/", "tests/test_book.py",
-                 "tools/bench_book.py", ".ci/", "notebooks/", "tests/test_notebook.py",
-                 "tools/bench.py", "tools/bench_course.py", "tools/course_design.py",
+                 "tools/benchmarks/book.py", ".ci/", "notebooks/", "tests/test_notebook.py",
+                 "tools/bench.py", "tools/bench_course.py", "tools/course/original_design.py",
                  "tools/bench_dqn.py", "tests/test_bench.py", "tests/test_course_design.py")
 # The self-check's answer key: it answers only the check's own hand-made episodes (no update a
 # student could call), and is carried compressed, out of plain sight while a student reads the
@@ -122,7 +121,7 @@ def check_target(root: Path, out: Path, files: list[str], force: bool) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line: check the target, build the exercise in a scratch folder, copy it."""
-    parser = cli.Parser(prog="make_exercise.py", description=__doc__.split("\n\n")[0])
+    parser = cli.Parser(prog="tools/exercise/make.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True, type=cli.path, metavar="DIR",
                         help="the folder to write the students' version into (new or empty)")
     parser.add_argument("--force", action="store_true",

@@ -11,8 +11,9 @@ from pathlib import Path
 from tools.exercise.classroom import AUTOGRADING, MANIFEST, WORKFLOW, torch_pin, write_classroom
 from tools.exercise.conftest_hook import STUDENTS_CONFTEST
 from tools.exercise.stubs import LINE_WIDTH, Stub
-from tools.exercise_pieces import HINTS_FILE, PIECES
-from tools.exercise_templates import STUDENTS_README
+from selfcheck.hints import HINTS_FILE
+from selfcheck.pieces import PIECES
+from tools.exercise.readme_template import STUDENTS_README
 
 README = "README.md"
 CONFTEST = "tests/conftest.py"

@@ -1,7 +1,7 @@
 """Time the class grader on a class of 30 hand-ins made from this repository's own solution.
 
-    python tools/bench_grade.py                    # 30 hand-ins, --jobs as grade.py chooses
-    python tools/bench_grade.py --count 12 --jobs 1 --epochs 20000
+    python tools/benchmarks/grading.py                    # 30 hand-ins, --jobs as grade.py chooses
+    python tools/benchmarks/grading.py --count 12 --jobs 1 --epochs 20000
 
 The class: two thirds correct (the solved files, training ``--epochs`` episodes in their main),
 one sixth with a wrong Monte Carlo return, one sixth that wrote nothing. It is graded once by
@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
@@ -51,7 +51,7 @@ def kinds(count: int) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cli.Parser(prog="bench_grade.py", description=__doc__.splitlines()[0])
+    parser = cli.Parser(prog="tools/benchmarks/grading.py", description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=cli.count, default=DEFAULT_COUNT,
                         help=f"hand-ins in the class (default {DEFAULT_COUNT})")
     parser.add_argument("--epochs", type=cli.count, default=DEFAULT_EPOCHS,

@@ -1,10 +1,10 @@
 """Every hostile file refused in bounded time and memory: the CPU time and peak memory of each
 refusal, measured in a fresh process that reads the file as a user's command does.
 
-    python tools/bench_hostile.py            # every file of tools/hostile_tables.py and
-                                             # tools/hostile_networks.py (several minutes:
+    python tools/benchmarks/hostile.py            # every file of tools/hostile/tables.py and
+                                             # tools/hostile/networks.py (several minutes:
                                              # the 4.4 GB bomb is deflated first)
-    python tools/bench_hostile.py --only zip64,stride
+    python tools/benchmarks/hostile.py --only zip64,stride
 
 Tables are read by ``Tester.py --show-q PATH``, networks by ``Tester.py --show-q dqn:PATH``,
 changed optimiser states by ``DQN_Trainer.py --resume PATH``. For each: whether it was refused
@@ -21,13 +21,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
-from tools.hostile_networks import NETWORKS, RESUME, RESUMES, good_network  # noqa: E402
-from tools.hostile_tables import HOSTILE, ZIPPED, as_torch_zip  # noqa: E402
+from tools.hostile.networks import NETWORKS, RESUME, RESUMES, good_network  # noqa: E402
+from tools.hostile.tables import HOSTILE, ZIPPED, as_torch_zip  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 MAX_CPU = 2.0                   # seconds
 MAX_MEMORY = 300 * 2**20        # bytes above the interpreter
 
@@ -80,7 +80,7 @@ def hostile_files(folder: Path) -> list[tuple[str, Path, list[str], str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cli.Parser(prog="bench_hostile.py", description=__doc__.splitlines()[0])
+    parser = cli.Parser(prog="tools/benchmarks/hostile.py", description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", metavar="WORDS",
                         help="only the files whose names contain one of these comma-separated "
                              "words (default: all)")

@@ -3,8 +3,8 @@ primitive Monte Carlo agent, and iterations (one playout each) per second of the
 then how closely each keeps a time limit per move (the tests only check that it never stops
 early and does end).
 
-    python tools/bench_playout.py            # median of 5 runs each
-    python tools/bench_playout.py --runs 9
+    python tools/benchmarks/playout.py            # median of 5 runs each
+    python tools/benchmarks/playout.py --runs 9
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from time import perf_counter
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import cli  # noqa: E402  (the project root must be on the path first)
 from players.mcts import DEFAULT_ITERATIONS, MCTS_Agent  # noqa: E402
@@ -39,7 +39,7 @@ def timed_search(agent, runs: int) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cli.Parser(prog="bench_playout.py", description=__doc__.splitlines()[0])
+    parser = cli.Parser(prog="tools/benchmarks/playout.py", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=cli.count, default=DEFAULT_RUNS,
                         help=f"runs per measurement; the median is printed (default {DEFAULT_RUNS})")
     args = parser.parse_args(argv)

@@ -22,7 +22,7 @@ through the whole schedule. It saves nothing: the bench times episodes. Where th
 leaves a choice open, the rebuild takes the faster one (sums along an axis rather than cell by
 cell, a hash of the array's bytes), so that the ratio the bench prints does not flatter ours.
 
-    python tools/course_design.py --epochs 3000 --opponent advanced --seed 1
+    python tools/course/original_design.py --epochs 3000 --opponent advanced --seed 1
 """
 
 from __future__ import annotations
@@ -232,10 +232,10 @@ def test(player: AI_Agent, rival: Random_Agent, games: int) -> tuple[int, int, i
 
 
 def main(argv: list[str] | None = None) -> int:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     import cli
 
-    parser = cli.Parser(prog="course_design.py", description=__doc__.splitlines()[0])
+    parser = cli.Parser(prog="tools/course/original_design.py", description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=cli.count, default=3_000,
                         help="episodes to train (default 3,000; the course's run is 200,000)")
     parser.add_argument("--opponent", choices=OPPONENTS, default="random")

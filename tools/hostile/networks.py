@@ -1,6 +1,6 @@
 """Network files built to hurt the loader (``dqn:PATH``, a ``.pt`` agent, ``--resume``): each a
 real network file of ``DQN_Trainer.py`` with one record changed. ``tests/test_hostile_tables.py``
-checks that each is refused with one line and left as it was; ``tools/bench_hostile.py``
+checks that each is refused with one line and left as it was; ``tools/benchmarks/hostile.py``
 measures the CPU time and memory each refusal takes.
 
 ``NETWORKS``: refused wherever a network is read; ``RESUMES``: Adam's state changed, refused by
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import DQN_Trainer  # noqa: E402  (the project root must be on the path first)
 from neural.command import build_run, parse_arguments  # noqa: E402

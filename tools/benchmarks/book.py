@@ -2,8 +2,8 @@
 as a student runs it, for our program and for the chapter's own program on our three modules
 (target: at most 15 s each, printing no losses and at least 980 wins of 1,000).
 
-    python tools/bench_book.py            # 3 runs of each program, median wall-clock seconds
-    python tools/bench_book.py --runs 5
+    python tools/benchmarks/book.py            # 3 runs of each program, median wall-clock seconds
+    python tools/benchmarks/book.py --runs 5
 
 Each program runs in a fresh temporary folder holding only the four files, with PYTHONPATH and
 the like removed from its environment, so nothing of the project can help it. The chapter's
@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from time import perf_counter
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
@@ -66,7 +66,7 @@ def bench(program: Path, runs: int) -> tuple[list[float], list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cli.Parser(prog="bench_book.py", description=__doc__.splitlines()[0])
+    parser = cli.Parser(prog="tools/benchmarks/book.py", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=cli.count, default=DEFAULT_RUNS,
                         help=f"whole runs of each program; the median is printed "
                              f"(default {DEFAULT_RUNS})")

@@ -1,8 +1,8 @@
 """How fast the game window quits while the computer is still searching: seconds from the quit
 (Esc, closing the window, Ctrl-C) to the end of the process, the median of a few runs each.
 
-    python tools/bench_quit.py             # median of 3 runs of each way to quit
-    python tools/bench_quit.py --runs 5
+    python tools/benchmarks/quit.py             # median of 3 runs of each way to quit
+    python tools/benchmarks/quit.py --runs 5
 
 Each run starts ``Game.py`` headless (SDL's dummy driver) with a playout agent whose first move
 would take hours, waits until it is searching, and quits. The tests check the same runs end at
@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
@@ -105,7 +105,7 @@ def quit_during_search(how: str, wait: float = 60.0) -> QuitRun:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cli.Parser(prog="bench_quit.py", description=__doc__.splitlines()[0])
+    parser = cli.Parser(prog="tools/benchmarks/quit.py", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=cli.count, default=DEFAULT_RUNS,
                         help=f"runs of each way to quit; the median is printed "
                              f"(default {DEFAULT_RUNS})")
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     for how in WAYS:
         runs = [quit_during_search(how) for _ in range(args.runs)]
         if any(run.seconds is None for run in runs):
-            cli.fail(f"bench_quit.py: the game never searched: {runs[0].said.strip()}")
+            cli.fail(f"tools/benchmarks/quit.py: the game never searched: {runs[0].said.strip()}")
         seconds = statistics.median(run.seconds for run in runs)
         verdict = "ok" if seconds <= TARGET_SECONDS else "SLOWER THAN THE TARGET"
         print(f"quit mid-search by {how:<6}: the process ended {seconds:.2f} s after the quit, "

@@ -1,6 +1,6 @@
 """Table files built to hurt the loader, written instruction by instruction (the pickle opcodes)
 and wrapped in a zip archive as torch.save does. ``tests/test_hostile_tables.py`` checks that each
-is refused with one line; ``tools/bench_hostile.py`` measures the CPU time and memory it takes.
+is refused with one line; ``tools/benchmarks/hostile.py`` measures the CPU time and memory it takes.
 
 ``HOSTILE``: pickles (wrapped by ``as_torch_zip``); ``ZIPPED``: whole archives; each maps a name
 to ``(build, words the one line must contain)``.
@@ -8,17 +8,19 @@ to ``(build, words the one line must contain)``.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import pickle
 import struct
 import sys
 import warnings
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tables.files import FORMAT_NAME, MAX_FILE_BYTES  # noqa: E402  (the root first)
 from tables.torch_format import torch_save_bytes  # noqa: E402
@@ -127,18 +129,16 @@ def course_format(entries: int) -> bytes:
         return pickle.dumps(table, protocol=2)
 
 
-class patched_state:
+@contextlib.contextmanager
+def patched_state(cls: type) -> Iterator[None]:
     """``State.State`` is ``cls`` for a while (pickle looks classes up by their module's name)."""
-
-    def __init__(self, cls) -> None:
-        import State
-        self.module, self.cls, self.saved = State, cls, State.State
-
-    def __enter__(self):
-        self.module.State = self.cls
-
-    def __exit__(self, *exc) -> None:
-        self.module.State = self.saved
+    import State
+    saved = State.State
+    State.State = cls
+    try:
+        yield
+    finally:
+        State.State = saved
 
 
 # --- the hostile files, and what their one line says ---------------------------------------------

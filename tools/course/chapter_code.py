@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHAPTER = ROOT.parent / "shared" / "fixtures" / "chapter"
 # What a copy of the repository leaves out: history, the environment, generated and cached files.
 NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "exercise", "__pycache__", ".pytest_cache",

@@ -1,0 +1,33 @@
+"""A hand-in as the grader holds it (``Submission``), and the limits on reading one: what both
+readers of hand-ins, folders (``submissions.py``) and zips (``zips.py``), fill and obey."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# A student's source file is a few kilobytes; anything this large is not one.
+MAX_FILE_BYTES = 1 * 2**20
+MAX_MEMBERS = 20_000
+# The files that decide a verdict, here and in GitHub Classroom: compared with the issued ones.
+CHECK_FILES = ("check.py", "selfcheck/", ".github/")
+MAX_CHECK_FILES = 200         # files looked at under a hand-in's selfcheck/ and .github/
+NOTED_NAMES = 3          # a note lists at most this many refused names
+
+
+@dataclass
+class Submission:
+    """One student's work: a name for the report, where it came from, the editable files found
+    (relative path -> bytes) and notes for the report's row."""
+    name: str
+    origin: str
+    files: dict[str, bytes] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    refused: str = ""            # why nothing of it can be graded, or ""
+    checks: dict[str, bytes] = field(default_factory=dict)     # its check files, as found
+    untouched: dict[int, str] = field(default_factory=dict)    # piece -> a stub left as issued
+
+
+def is_check_file(name: str) -> bool:
+    """Whether the hand-in's file ``name`` (a relative path) is one that decides a verdict."""
+    return name == CHECK_FILES[0] or name.startswith(CHECK_FILES[1:])

@@ -44,6 +44,7 @@ from training.loop import train_loop
 from training.monte_carlo import plain_update, refined_update
 from training.options import SELF_PLAY, SIDES, Defaults, Variant, is_self_play
 from training.report import print_reports, test_games
+from training.rules import chapter_rule
 from training.run import Run, describe_run, learner_seed, make_opponent
 from training.schedules import decay_for
 
@@ -109,10 +110,11 @@ def test(num: int) -> tuple[int, int, int]:
 PLAIN_HELP = ("the chapter's algorithm as printed: every step of every episode updates just "
               "its own pair (no board symmetries, no stop at exploratory moves)")
 TRAINER = Trainer(
-    "MC", "Monte Carlo control", "MC_Trainer.py", __doc__.split("\n\n")[0], refined_update,
+    "MC", "Monte Carlo control", "MC_Trainer.py", __doc__.split("\n\n")[0],
+    chapter_rule(refined_update),
     Defaults(epochs, gamma, alpha, "my_Q_MC_{side}.pth",
              self_play={"epochs": 400_000, "alpha": 0.1}),
-    variants={"plain": Variant(PLAIN_HELP, update=plain_update,
+    variants={"plain": Variant(PLAIN_HELP, update=chapter_rule(plain_update),
                                meta={"refinements": "none (--plain)"})},
     meta={"refinements": "symmetry, stop at exploration"})
 

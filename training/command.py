@@ -8,8 +8,9 @@ import cli
 from AI_Agent import AI_Agent
 from Episode import learning_steps
 from training.loop import learn_from_games, train_loop
-from training.options import Defaults, Update, Variant, chosen_variant, parse_arguments
+from training.options import Defaults, Variant, chosen_variant, parse_arguments
 from training.report import print_reports, test_games
+from training.rules import Rule
 from training.run import build_run
 
 TEST_GAMES = 100   # the course's test(100) after training
@@ -22,7 +23,7 @@ class Trainer:
     title: str                    # the first word of its announcement: "Monte Carlo control"
     prog: str                     # its file: "MC_Trainer.py"
     description: str              # one line for --help
-    update: Update
+    update: Rule                  # rule(Q, steps, step): see training.rules
     defaults: Defaults
     variants: dict[str, Variant] = field(default_factory=dict)
     meta: dict = field(default_factory=dict)   # recorded in its tables, e.g. MC's refinements

@@ -1,10 +1,9 @@
 """The one training loop: play ``epochs`` games, hand every learner's episode to the trainer's
 update rule, show progress, stop cleanly on Ctrl-C (or SIGTERM), save, draw the curves.
 
-An update rule has one shape for every trainer, ``update(Q, steps, final, side, gamma, alpha)``:
-``steps`` are the learner's learning steps ``(state, action, reward)`` (``Episode.learning_steps``),
-``final`` the position where the game ended, rewards are X's (``side`` = -1 negates them), and the
-rule changes ``Q`` in place.
+An update rule has one shape for every trainer, ``rule(Q, steps, step)`` (``training.rules``):
+the learner's learning steps of the episode and a ``Step`` that says how it ended, the learner's
+side, the run's parameters, the episode's exploration rate and the learner's policy.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from tqdm import tqdm
 from Episode import learning_steps, play_game
 from State import DRAW, O_WON, ONGOING, X, X_WON, State
 from tables.files import NotSaved
-from training.options import Update
+from training.rules import Rule, Step, exploring_policy
 from training.run import Run
 
 # The progress bar and the recent win/loss/draw figures are refreshed once per this many episodes.
@@ -102,9 +101,9 @@ def run_episodes(learn: Callable[[int], State], side: int, start: int, epochs: i
         return epoch, stop.requested
 
 
-def learn_from_games(run: Run, update: Update) -> Callable[[int], State]:
+def learn_from_games(run: Run, rule: Rule) -> Callable[[int], State]:
     """``learn(epoch)``: one game of the run's players, every learner's episode through
-    ``update``; returns the final position."""
+    ``rule``; returns the final position."""
     player1, player2, env = run.learners[0], run.opponent, run.env
     x_agent, o_agent = (player1, player2) if player1.player == X else (player2, player1)
     learners, gamma, alpha = run.learners, run.gamma, run.alpha
@@ -112,8 +111,10 @@ def learn_from_games(run: Run, update: Update) -> Callable[[int], State]:
     def learn(epoch: int) -> State:
         moves, final = play_game(x_agent, o_agent, env, epoch=epoch)
         for learner in learners:
-            side = learner.player
-            update(learner.Q, learning_steps(moves, side), final, side, gamma, alpha)
+            side, Q = learner.player, learner.Q
+            epsilon = learner.exploration_rate(epoch)
+            step = Step(final, side, gamma, alpha, epoch, epsilon, exploring_policy(Q, epsilon))
+            rule(Q, learning_steps(moves, side), step)
         return final
 
     return learn

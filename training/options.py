@@ -11,20 +11,17 @@ import argparse
 import os
 import random
 from dataclasses import dataclass, field
-from typing import Callable
-
 import cli
 from State import O, X
 from tables import destinations
 from training.curves import PLOT_FORMATS
+from training.registry import trainer_scripts
+from training.rules import Rule
 from training.schedules import GEOMETRIC_RATE, SCHEDULES
 
 SIDES = {"X": X, "O": O}
 SELF_PLAY = "self"       # --opponent self: the agent learns both sides against itself
 TABLE_SUFFIX = ".pth"
-
-# update(Q, steps, final, side, gamma, alpha): one episode's change to the table Q, in place
-Update = Callable[[dict, list, object, int, float, float], None]
 
 
 @dataclass(frozen=True)
@@ -45,7 +42,7 @@ class Variant:
     """A named flag of one trainer (``--lecture``): other defaults, and maybe another update."""
     help: str
     preset: dict = field(default_factory=dict)
-    update: Update | None = None
+    update: Rule | None = None
     meta: dict = field(default_factory=dict)   # recorded in the tables it trains
     out_name: str | None = None   # its own default file, when its tables differ in kind
 
@@ -133,6 +130,7 @@ def parse_arguments(prog: str, description: str, defaults: Defaults, argv: list[
     if defaults.self_play:
         epilog += "; its defaults are " + ", ".join(
             f"--{key} {value}" for key, value in defaults.self_play.items())
+    epilog += ". The table trainers, all with these flags: " + ", ".join(trainer_scripts())
     parser = cli.Parser(prog=prog, description=description, epilog=epilog + ".")
     add_arguments(parser, defaults)
     for flag, variant in variants.items():

@@ -33,6 +33,7 @@ import sys
 import cli
 from AI_Agent import AI_Agent
 from Agent import Agent
+from exploration.schedules import Schedule
 from Episode import learning_steps, play_game
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced  # noqa: F401 (the chapter's header)
@@ -46,7 +47,6 @@ from training.options import SELF_PLAY, SIDES, Defaults, Variant, is_self_play
 from training.report import print_reports, test_games
 from training.rules import chapter_rule
 from training.run import Run, describe_run, learner_seed, make_opponent
-from training.schedules import decay_for
 
 # The course's parameters.
 epochs = 200_000
@@ -188,7 +188,8 @@ def set_up_your_run(args, given: set[str]) -> None:
             if name in own:
                 print(f"note: --{name} does not reach your main, which sets {name} itself")
     if "epochs" in given and "epochs" not in own:
-        player1.decay_epochs = decay_for(args.epochs)   # as the solved trainer's schedule
+        # as the solved trainer's schedule
+        player1.decay_epochs = Schedule(args.epsilon).window(args.epochs)
     if "epsilon" in given:
         print("note: --epsilon does not reach your main: your epsilon_greedy sets the schedule")
     player1.meta = describe_run("your main", player1.player, args, 0)

@@ -18,7 +18,8 @@ from TicTacToe import Action, TicTacToe
 from neural.files import load_network
 from neural.network import ACTIONS, INDEX, POSITIONS, Q_Network, greedy_indices, legal_masks, \
     symmetric_values
-from training.schedules import EPSILON_DECAY_EPOCHS, EPSILON_FINAL, check_schedule
+from exploration.schedules import DEFAULT_SCHEDULE, EPSILON_DECAY_EPOCHS, EPSILON_FINAL, \
+    check_schedule
 from AI_Agent import AI_Agent
 
 
@@ -29,13 +30,13 @@ class DQN_Agent(Agent):
     value, ties to the first cell in row-major order. The greedy move of every position is worked
     out in one batch and kept until the network takes another optimiser step, so the exact tools
     and a game ask the same policy. While ``train`` is true ``get_action`` explores: with the
-    probability ``exploration_rate(epoch)`` (a schedule of ``training/schedules.py``) a uniformly
+    probability ``exploration_rate(epoch)`` (a schedule of ``exploration/schedules.py``) a uniformly
     random legal move, else the greedy move of the network as it is at that moment.
     """
 
     def __init__(self, player: int, env: TicTacToe | None = None, graphics=None,
                  network: Q_Network | None = None, train: bool = False, *,
-                 seed: int | str | None = None, epsilon: str = "linear",
+                 seed: int | str | None = None, epsilon: str = DEFAULT_SCHEDULE,
                  decay_epochs: int = EPSILON_DECAY_EPOCHS) -> None:
         super().__init__(player, env, graphics, seed=seed)
         self.network = network if network is not None else Q_Network()

@@ -15,12 +15,12 @@ import os
 from dataclasses import dataclass, field
 
 import cli
+from exploration.schedules import SCHEDULES, Schedule
 from State import X, symbol
 from TicTacToe import TicTacToe
 from training.curves import Learning_Curve
 from training.options import SIDES, is_self_play, parse_with_presets, plot_path
 from training.run import learner_seed, make_opponent
-from training.schedules import SCHEDULES
 from neural.agent import DQN_Agent
 from neural.files import check_writable, load_network
 from neural.learner import DQN_Learner
@@ -201,11 +201,6 @@ def describe_run(args: argparse.Namespace, sides: tuple[int, ...], device: str, 
             "device": device}
 
 
-def decay_games(args: argparse.Namespace) -> int:
-    """The games over which epsilon falls: ``--epsilon-span`` runs of ``--epochs`` games."""
-    return max(1, round(args.epsilon_span * args.epochs))
-
-
 def resumed(path: str, args: argparse.Namespace, sides: tuple[int, ...]) -> tuple:
     """``(network, Adam's state, games done, (games planned, epsilon's decay games))`` of the
     file ``--resume`` names, checked against this run: the schedules go on as they began."""
@@ -246,7 +241,8 @@ def build_run(args: argparse.Namespace, defaults: DQN_Defaults, title: str) -> D
         network, optimizer, start, (schedule, decay) = resumed(args.resume, args, sides)
     check_writable(path, force=args.force)
     if not args.resume:
-        optimizer, start, schedule, decay = None, 0, args.epochs, decay_games(args)
+        decay = Schedule(args.epsilon, span=args.epsilon_span).window(args.epochs)
+        optimizer, start, schedule = None, 0, args.epochs
         with torch.random.fork_rng(devices=[]):    # seeds the weights, leaves torch's RNG be
             torch.manual_seed(args.seed)
             network = Q_Network(args.hidden)

@@ -202,7 +202,7 @@ def test_the_lecture_and_the_default_run_save_to_different_default_files(monkeyp
 
 
 def test_the_lectures_epsilon_is_multiplied_by_0_9999_after_every_game():
-    from training.schedules import epsilon_at
+    from exploration.schedules import epsilon_at
     assert epsilon_at("geometric", 0) == 1.0
     assert epsilon_at("geometric", 1) == 0.9999
     assert epsilon_at("geometric", 3) == pytest.approx(0.9999 ** 3, rel=1e-15)

@@ -13,11 +13,11 @@ import random
 from dataclasses import dataclass, field
 import cli
 from State import O, X
+from exploration.schedules import DEFAULT_SCHEDULE, GEOMETRIC_RATE, SCHEDULES
 from tables import destinations
 from training.curves import PLOT_FORMATS
 from training.registry import trainer_scripts
 from training.rules import Rule
-from training.schedules import GEOMETRIC_RATE, SCHEDULES
 
 SIDES = {"X": X, "O": O}
 SELF_PLAY = "self"       # --opponent self: the agent learns both sides against itself
@@ -31,7 +31,7 @@ class Defaults:
     gamma: float
     alpha: float
     out_name: str            # table file name in Data/, with {side}: "my_Q_SARSA_{side}.pth"
-    epsilon: str = "linear"
+    epsilon: str = DEFAULT_SCHEDULE
     # What changes with --opponent self, e.g. {"alpha": 0.5}: the opponent learns too, so the
     # values go stale faster, and a larger learning rate and more games help.
     self_play: dict = field(default_factory=dict)

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 
 import cli
 from AI_Agent import AI_Agent
+from exploration.schedules import Schedule
 from players.specs import make_agent
 from State import X, symbol
 from tables.files import check_writable, load_table
 from TicTacToe import TicTacToe
 from training.curves import Learning_Curve
 from training.options import SIDES, is_self_play, table_paths
-from training.schedules import decay_for
 
 
 @dataclass
@@ -67,7 +67,7 @@ def make_learner(side: int, env: TicTacToe, seed: int | None, epsilon: str, epoc
     """A fresh learner exploring with the schedule ``epsilon`` over a run of ``epochs``. ``role``
     names its random stream (the second learner of self-play sits in the opponent's seat)."""
     return AI_Agent(side, env, train=True, seed=learner_seed(seed, role), epsilon=epsilon,
-                    decay_epochs=decay_for(epochs))
+                    decay_epochs=Schedule(epsilon).window(epochs))
 
 
 def make_opponent(spec: str, side: int, env: TicTacToe, seed: int | None):
@@ -102,7 +102,7 @@ def resume_from(path: str, learner: AI_Agent, recorded: dict) -> int:
                          "--epsilon")
     planned = meta.get("epochs")
     if isinstance(planned, int) and planned > 0:  # epsilon goes on along the interrupted schedule
-        learner.decay_epochs = decay_for(planned)
+        learner.decay_epochs = Schedule(schedule).window(planned)
     learner.Q = Q
     return done
 

@@ -45,6 +45,7 @@ from training.loop import train_loop
 from training.monte_carlo import plain_update, refined_update
 from training.options import SELF_PLAY, SIDES, Defaults, Variant, is_self_play
 from training.report import print_reports, test_games
+from training.learners import TableLearner
 from training.rules import chapter_rule
 from training.run import Run, describe_run, learner_seed, make_opponent
 
@@ -157,7 +158,7 @@ def run_your_main(argv: list[str]) -> int:
             print("\nInterrupted: your main was stopped before it finished; it saved nothing "
                   "unless it saves along the way", file=sys.stderr)
             return cli.INTERRUPTED
-        print_reports([player1], [PATH])
+        print_reports([TableLearner(player1)], [PATH])
         return 0
     finally:
         globals().update(kept)
@@ -192,7 +193,7 @@ def set_up_your_run(args, given: set[str]) -> None:
         player1.decay_epochs = Schedule(args.epsilon).window(args.epochs)
     if "epsilon" in given:
         print("note: --epsilon does not reach your main: your epsilon_greedy sets the schedule")
-    player1.meta = describe_run("your main", player1.player, args, 0)
+    player1.meta = describe_run("your main", symbol(player1.player), args, 0)
     player1.meta.update({name: "set by your main" for name in own})
     print(f"Training with your main: {symbol(player1.player)} against {type(player2).__name__}, "
           f"seed {args.seed}, saving to {PATH}"

@@ -5,9 +5,10 @@
     geometric  0.9999 ** epoch: 1.0 at the first game, multiplied by 0.9999 after every game
                (the classic lecture notebook's; it ignores ``decay_epochs``)
 
-A ``Schedule`` is one of them as an object: its kind and the share of a run it falls over (``span``; its ``window(episodes)`` is the agent's
-``decay_epochs``). The table trainers fall over the first half of a run, the course's 100,000
-episodes of 200,000; the network's trainer sets its own span.
+A ``Schedule`` is one of them as an object: its kind and the share of a run it falls over
+(``span``; its ``window(episodes)`` is the agent's ``decay_epochs``). The table trainers fall
+over the first half of a run, the course's 100,000 episodes of 200,000; the network's trainer
+sets its own span (``--epsilon-span``).
 
 The chapter's two, linear and exp, are the exercise's piece 1: ``AI_Agent.epsilon_greedy``
 computes them from the constants below (and the network's agent borrows that method), so that the
@@ -42,8 +43,9 @@ def check_schedule(name: str) -> str:
 @dataclass(frozen=True)
 class Schedule:
     """One exploration schedule: ``kind`` (one of ``SCHEDULES``), from ``EPSILON_START`` to
-    ``EPSILON_FINAL`` (the chapter's constants, which piece 1 reads) over ``span`` runs (0.5: the first half of a run's episodes; 2: twice the run, so a linear epsilon
-    is halfway down at its end)."""
+    ``EPSILON_FINAL`` (the chapter's constants, which piece 1 reads) over ``span`` runs (0.5: the
+    first half of a run's episodes; 2: twice the run, so a linear epsilon is halfway down at its
+    end)."""
     kind: str = DEFAULT_SCHEDULE
     span: float = TABLE_SPAN
 

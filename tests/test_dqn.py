@@ -425,7 +425,8 @@ def test_self_play_saves_one_network_for_both_sides_and_draws_curves(tmp_path):
                     "--out", str(path), "--plot", str(plot), "--batch", "32")
     assert load_network(str(path)).sides == (X, O)
     assert make_dqn_agent(str(path), O).player == O
-    assert "X:\n" in printed and "O:\n" in printed and "of 2,097 O positions" in printed
+    assert "X network:\n" in printed and "O network:\n" in printed
+    assert "of 2,097 O positions" in printed
     assert plot.read_bytes().startswith(b"\x89PNG")
 
 
@@ -436,7 +437,7 @@ def test_resume_goes_on_from_the_saved_game_count(tmp_path):
     steps = load_network(str(path)).network.updates
     printed = train(tmp_path, "--resume", str(path), "--epochs", str(2 * TINY), "--seed", "4",
                     "--batch", "32")
-    assert f"Trained {TINY:,} games" in printed
+    assert f"Trained {TINY:,} episodes" in printed
     saved = load_network(str(path))
     assert saved.meta["episodes_done"] == 2 * TINY and saved.network.updates > steps
 
@@ -516,7 +517,7 @@ def test_a_failed_save_keeps_the_network_in_a_fallback_file(tmp_path, capsys, mo
     error = [line for line in lines if "DQN X:" not in line]      # without the progress bar
     assert status == 2 and len(error) == 1 and len(kept) == 1, (lines, os.listdir(tmp_path))
     assert "No space left on device" in error[0] and f"kept it in {tmp_path / kept[0]}" in error[0]
-    assert "Trained 30 games" in printed and "Saved the network" not in printed
+    assert "Trained 30 episodes" in printed and "Saved the network" not in printed
     assert load_network(str(tmp_path / kept[0])).meta["episodes_done"] == 30
 
 
@@ -570,7 +571,7 @@ def test_ctrl_c_saves_the_network_and_exits_130(tmp_path):
     process.send_signal(signal.SIGINT)
     out = process.stdout.read().decode()
     assert process.wait(120) == 130, out
-    said = re.search(r"Interrupted: saved ([\d,]+) of ([\d,]+) games to run/i.pt", out)
+    said = re.search(r"Interrupted: saved ([\d,]+) of ([\d,]+) episodes to run/i.pt", out)
     assert said and "--resume run/i.pt" in out, out
     meta = load_network(str(tmp_path / "run" / "i.pt")).meta
     assert meta["episodes_done"] == int(said.group(1).replace(",", "")) > 0

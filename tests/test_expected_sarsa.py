@@ -76,10 +76,11 @@ def test_the_loop_hands_every_rule_the_episodes_context(tmp_path):
                                                  "--gamma", "0.5", "--alpha", "0.25",
                                                  "--out", str(tmp_path / "t.pth")])
     run = build_run("Expected SARSA", "Expected SARSA", args, "t.pth", announce=False)
-    learn = learn_from_games(run, lambda Q, steps, step: seen.append((Q, steps, step)))
+    run.learners[0].rule = lambda Q, steps, step: seen.append((Q, steps, step))
+    learn = learn_from_games(run)
     final = learn(4)
     (Q, steps, step), = seen
-    learner = run.learners[0]
+    learner = run.agents[0]
     assert isinstance(learner, AI_Agent) and Q is learner.Q
     assert (step.final, step.side, step.gamma, step.alpha, step.epoch) == (final, O, 0.5, 0.25, 4)
     assert step.epsilon == learner.exploration_rate(4) == pytest.approx(1 - 0.99 * 4 / 5)
@@ -87,19 +88,25 @@ def test_the_loop_hands_every_rule_the_episodes_context(tmp_path):
 
 
 def test_the_registry_lists_every_table_trainer_and_no_other_file():
-    assert trainer_scripts() == ["ExpectedSARSA_Trainer.py", "MC_Trainer.py", "Q_Trainer.py",
-                                 "SARSA_Trainer.py"]
-    assert ExpectedSARSA_Trainer.TRAINER in trainers()
+    scripts = trainer_scripts()
+    assert scripts == sorted(scripts)
+    assert {"ExpectedSARSA_Trainer.py", "MC_Trainer.py", "Q_Trainer.py",
+            "SARSA_Trainer.py"} <= set(scripts)
+    assert "DQN_Trainer.py" not in scripts          # a network trainer: no table TRAINER
+    found = trainers()
+    assert ExpectedSARSA_Trainer.TRAINER in found
+    assert [trainer.prog for trainer in found] == scripts
     from tools import bench_course, compare
     assert ("Expected SARSA", "ExpectedSARSA_Trainer.py") in compare.TRAINERS
     assert ("ExpectedSARSA_Trainer.py", "--out", "{out}") in bench_course.README_COMMANDS
 
 
-def test_every_trainers_help_names_the_registered_trainers():
-    done = subprocess.run([sys.executable, "SARSA_Trainer.py", "--help"], cwd=ROOT,
+@pytest.mark.parametrize("script", ["SARSA_Trainer.py", "DQN_Trainer.py"])
+def test_every_trainers_help_names_the_registered_trainers(script):
+    done = subprocess.run([sys.executable, script, "--help"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0
-    assert "ExpectedSARSA_Trainer.py, MC_Trainer.py, Q_Trainer.py, SARSA_Trainer.py" in \
+    assert done.returncode == 0 and "ExpectedSARSA_Trainer.py" in done.stdout
+    assert "The table trainers: " + ", ".join(trainer_scripts()) + "." in \
         " ".join(done.stdout.split())
 
 

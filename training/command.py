@@ -41,10 +41,10 @@ def main(trainer: Trainer, argv: list[str] | None) -> int:
     # in the students' version: the pieces this run needs, named before it starts
     cli.stop_at_unwritten_piece(AI_Agent.epsilon_greedy, learning_steps, update)
     out_name = variant.out_name if variant and variant.out_name else trainer.defaults.out_name
-    run = build_run(trainer.algorithm, trainer.title, args, out_name,
+    run = build_run(trainer.algorithm, trainer.title, args, out_name, update,
                     learns=variant.meta if variant else trainer.meta)
-    finished = train_loop(run, learn_from_games(run, update))
+    finished = train_loop(run, learn_from_games(run))
     if finished:
-        test_games(run.learners[0], run.opponent, run.env, TEST_GAMES)
+        test_games(run.agents[0], run.opponent, run.env, TEST_GAMES)
     print_reports(run.learners, run.paths)
     return 0 if finished else cli.INTERRUPTED

@@ -1,6 +1,6 @@
-"""The table trainers, found rather than listed: every top-level ``*_Trainer.py`` that defines a
-``TRAINER`` (a ``training.command.Trainer``). A new algorithm is one such file; ``tools/compare.py``,
-the bench and every trainer's ``--help`` then know it.
+"""The table trainers, found rather than listed: every top-level ``*_Trainer.py`` that defines
+a ``TRAINER`` (a ``training.command.Trainer``). A new algorithm is one such file;
+``tools/compare.py``, the bench and every trainer's ``--help`` then know it.
 
 ``trainer_scripts`` reads the files without running them (``ast``), for ``--help``; ``trainers``
 imports them, for the tools that need their defaults.

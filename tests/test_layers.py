@@ -128,11 +128,18 @@ def top(name: str) -> str:
     return name.split(".")[0]
 
 
+def present(known: set) -> set:
+    """The known circles or imports whose modules this copy has (the students' version leaves
+    some teachers' tools out)."""
+    return {entry for entry in known
+            if all(name in MODULES or name in {top(m) for m in MODULES} for name in entry)}
+
+
 def test_the_graph_sees_the_imports_it_should():
     """The parser finds what is there: a plain import, a from-import of a name, a lazy import."""
     assert {"Agent", "exploration.schedules", "tables.files"} <= GRAPH["AI_Agent"]
     assert "neural.agent" in GRAPH["players.specs"]          # inside make_agent
-    assert "training.rules" in GRAPH["ExpectedSARSA_Trainer"]
+    assert "training.rules" in GRAPH["SARSA_Trainer"]
 
 
 def test_every_module_is_on_a_floor():
@@ -146,9 +153,10 @@ def test_no_import_runs_up_a_floor():
     levels = floors()
     upward = {(name, other) for name, others in GRAPH.items() for other in others
               if floor_of(other, levels) < floor_of(name, levels)}
-    print("known upward imports:", sorted(KNOWN_UPWARD))
-    assert upward - KNOWN_UPWARD == set()
-    assert KNOWN_UPWARD <= upward, "a known upward import is gone: take it off KNOWN_UPWARD"
+    known = present(KNOWN_UPWARD)
+    print("known upward imports:", sorted(known))
+    assert upward - known == set()
+    assert known <= upward, "a known upward import is gone: take it off KNOWN_UPWARD"
 
 
 def test_no_circle_between_top_level_modules_and_packages():
@@ -157,9 +165,10 @@ def test_no_circle_between_top_level_modules_and_packages():
         graph.setdefault(top(name), set()).update(top(other) for other in others
                                                   if top(other) != top(name))
     found = set(circles(graph))
-    print("known circles:", [sorted(circle) for circle in KNOWN_CYCLES])
-    assert found - KNOWN_CYCLES == set()
-    assert KNOWN_CYCLES <= found, "a known circle is gone: take it off KNOWN_CYCLES"
+    known = present(KNOWN_CYCLES)
+    print("known circles:", [sorted(circle) for circle in known])
+    assert found - known == set()
+    assert known <= found, "a known circle is gone: take it off KNOWN_CYCLES"
 
 
 @pytest.mark.parametrize("package", sorted({top(name) for name in MODULES if "." in name}))
@@ -167,7 +176,8 @@ def test_no_circle_inside_a_package(package):
     inside = {name: {other for other in others if top(other) == package}
               for name, others in GRAPH.items() if top(name) == package}
     found = set(circles(inside))
-    known = {circle for circle in KNOWN_PACKAGE_CYCLES if top(next(iter(circle))) == package}
+    known = {circle for circle in present(KNOWN_PACKAGE_CYCLES)
+             if top(next(iter(circle))) == package}
     print(f"known circles in {package}:", [sorted(circle) for circle in known])
     assert found - known == set()
     assert known <= found, "a known circle is gone: take it off KNOWN_PACKAGE_CYCLES"

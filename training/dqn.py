@@ -18,10 +18,10 @@ import torch
 from Agent import Agent
 from Episode import learning_steps
 from exploration.schedules import Schedule
-from neural.agent import DQN_Agent
+from neural.agent import DQNAgent
 from neural.files import check_writable, load_network, save_or_keep
-from neural.learner import DQN_Learner, learning_rate
-from neural.network import Q_Network
+from neural.learner import DQNLearner, learning_rate
+from neural.network import QNetwork
 from neural.replay import Replay
 from neural.report import perfect_share
 from State import State, symbol
@@ -38,7 +38,7 @@ class NetworkLearner:
     ``alpha`` to ``final_alpha`` over ``schedule_epochs`` episodes (a resumed run's plan)."""
     noun = "network"
 
-    def __init__(self, agents: list[DQN_Agent], learner: DQN_Learner, alpha: float,
+    def __init__(self, agents: list[DQNAgent], learner: DQNLearner, alpha: float,
                  final_alpha: float, schedule_epochs: int) -> None:
         self.agents, self.learner = agents, learner
         self.alpha, self.final_alpha, self.schedule_epochs = alpha, final_alpha, schedule_epochs
@@ -141,15 +141,15 @@ def build_network_run(args: argparse.Namespace, defaults: NetworkDefaults, title
         optimizer, start, schedule = None, 0, args.epochs
         with torch.random.fork_rng(devices=[]):    # seeds the weights, leaves torch's RNG be
             torch.manual_seed(args.seed)
-            network = Q_Network(args.hidden)
+            network = QNetwork(args.hidden)
     network.to(device)
     env = TicTacToe()
-    agents = [DQN_Agent(s, env, network=network, train=True, epsilon=args.epsilon,
+    agents = [DQNAgent(s, env, network=network, train=True, epsilon=args.epsilon,
                         decay_epochs=decay, seed=learner_seed(args.seed, role))
               for s, role in zip(sides, ("learner", "opponent"))]
     opponent = agents[1] if self_play else make_opponent(args.opponent, -side, env, args.seed)
     replay = Replay(args.memory, args.seed, device)
-    learner = NetworkLearner(agents, DQN_Learner(network, replay, args.gamma, args.alpha,
+    learner = NetworkLearner(agents, DQNLearner(network, replay, args.gamma, args.alpha,
                                                  args.batch, args.steps_per_update, args.sync,
                                                  optimizer),
                              args.alpha, args.final_alpha, schedule)

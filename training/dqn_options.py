@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 
 import cli
-from neural.network import MAX_LAYERS, Q_Network
+from neural.network import MAX_LAYERS, QNetwork
 from training.options import Defaults, build_parser, parse_with_presets
 
 DEVICES = ("cpu", "cuda", "auto")
@@ -34,7 +34,7 @@ def hidden_sizes(text: str) -> tuple[int, ...]:
         if not all(part.isascii() and part.isdigit() for part in parts):
             raise ValueError(text)
         sizes = tuple(int(part) for part in parts)
-        Q_Network(sizes)
+        QNetwork(sizes)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected 1 to {MAX_LAYERS} layer sizes like 64,64, "
                                          f"got {text!r}") from None

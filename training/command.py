@@ -1,4 +1,5 @@
-"""Every trainer's command line, driven the same way: parse, build the run, train, report."""
+"""A table trainer's command line, driven the same way for each: parse, build the run, train,
+report (the network's, DQN_Trainer.run, is the same four steps with its own flags and run)."""
 
 from __future__ import annotations
 

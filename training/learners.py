@@ -1,9 +1,11 @@
 """What the one training loop asks of whatever learns: the learner interface, and the table's.
 
 A learner plays through its ``agents`` (one side, or X and O), learns from every finished game
-(``learn``), is saved with its episode count and loaded back to resume (``save``, ``load``), and
-says what it learnt (``report``) and how learning goes (``note``, for the progress bar). Its
-record of how it was trained (``describe``) goes into its file. ``TableLearner`` is a Q-table
+(``learn``), is saved with its episode count (``save``), keeps the record of how it is trained
+for its file (``describe``), and says what it learnt (``report``) and how learning goes
+(``note``, for the progress bar). A table is loaded back into its learner to resume
+(``TableLearner.load``); a network is read before its learner is made, since the file decides
+the network's shape (``training.dqn.resumed``). ``TableLearner`` is a Q-table
 (an ``AI_Agent``) and an update rule; ``training.dqn.NetworkLearner`` is a network.
 """
 
@@ -30,6 +32,9 @@ class Learner(Protocol):
 
     def save(self, path: str, episodes_done: int) -> None:
         """Save to ``path`` with the episodes done; ``tables.files.NotSaved`` if it cannot."""
+
+    def describe(self, record: dict) -> None:
+        """Keep ``record`` (how it is trained) to save with it."""
 
     def note(self) -> str:
         """A few words for the progress bar (empty: nothing to say)."""

@@ -87,7 +87,8 @@ def add_network_flags(parser: cli.Parser, defaults: NetworkDefaults) -> None:
              f"{defaults.steps_per_update}: about one per episode against an opponent)")
     add("--device", choices=DEVICES, default="cpu",
         help="where the network computes: cpu, cuda, or auto (cuda when there is one) "
-             "(default: cpu; a network this small is fastest there)")
+             "(default: cpu; a network this small is fastest there, and only there does "
+             "--seed give the same network bit for bit)")
     add("--threads", type=threads, default=1,
         help="CPU threads for torch (default: 1; small batches run fastest on one)")
 

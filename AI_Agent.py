@@ -8,8 +8,9 @@ from Agent import Agent
 from tables.files import load_table, save_or_keep
 from State import State, position_of
 from TicTacToe import Action, TicTacToe
-from training.schedules import (CHAPTER_SCHEDULES, EPSILON_DECAY_EPOCHS, EPSILON_FINAL,
-                                EPSILON_START, EXP_WINDOWS, check_schedule, epsilon_at)
+from exploration.schedules import (CHAPTER_SCHEDULES, DEFAULT_SCHEDULE, EPSILON_DECAY_EPOCHS,
+                                   EPSILON_FINAL, EPSILON_START, EXP_WINDOWS, check_schedule,
+                                   epsilon_at)
 
 
 def greedy_action(Q: dict[tuple[State, Action], float], state: State) -> Action:
@@ -37,7 +38,7 @@ class AI_Agent(Agent):
 
     def __init__(self, player: int, env: TicTacToe | None = None, graphics=None,
                  Q_table_PATH: str | None = None, train: bool = True, *,
-                 seed: int | str | None = None, epsilon: str = "linear",
+                 seed: int | str | None = None, epsilon: str = DEFAULT_SCHEDULE,
                  decay_epochs: int = EPSILON_DECAY_EPOCHS) -> None:
         super().__init__(player, env, graphics, seed=seed)
         self.train = train

@@ -54,3 +54,8 @@ class Agent:
     def __call__(self, events=None, state: State | Live_State | None = None) -> Action | None:
         """The GUI's way to ask for a move: the move for ``state`` (default: the live game)."""
         return self.get_action(position_of(state if state is not None else self.env.state))
+
+
+def seats(agent: Agent, other: Agent) -> tuple[Agent, Agent]:
+    """``(the X player, the O player)`` of a game of ``agent`` against ``other``."""
+    return (agent, other) if agent.player == 1 else (other, agent)

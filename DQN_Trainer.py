@@ -31,13 +31,15 @@ from __future__ import annotations
 
 import sys
 
-import cli
-from neural.command import DQN_Defaults, build_run, parse_arguments
-from neural.loop import train
-from neural.report import dqn_report
-from State import symbol
+import torch
 
-DEFAULTS = DQN_Defaults(
+import cli
+from training.dqn import build_network_run
+from training.dqn_options import NetworkDefaults, parse_network_arguments
+from training.loop import learn_from_games, train_loop
+from training.report import print_reports
+
+DEFAULTS = NetworkDefaults(
     epochs=20_000,            # games
     gamma=0.9,
     alpha=0.001,              # Adam's learning rate, falling linearly to ...
@@ -68,17 +70,11 @@ DEFAULTS = DQN_Defaults(
 
 def run(argv: list[str] | None = None) -> int:
     """Train from the command line ``argv``; return the exit status."""
-    import torch
-
-    args = parse_arguments("DQN_Trainer.py", __doc__.split("\n\n")[0], DEFAULTS, argv)
+    args = parse_network_arguments("DQN_Trainer.py", __doc__.split("\n\n")[0], DEFAULTS, argv)
     torch.set_num_threads(args.threads)
-    dqn_run = build_run(args, DEFAULTS, "Deep Q-learning")
-    finished = train(dqn_run)
-    for agent in dqn_run.learners:
-        agent.train = False
-        if len(dqn_run.learners) > 1:
-            print(f"{symbol(agent.player)}:")
-        print(dqn_report(agent, dqn_run.path))
+    network_run = build_network_run(args, DEFAULTS, "Deep Q-learning")
+    finished = train_loop(network_run, learn_from_games(network_run))
+    print_reports(network_run.learners, network_run.paths)
     return 0 if finished else cli.INTERRUPTED
 
 

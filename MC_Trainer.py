@@ -33,6 +33,7 @@ import sys
 import cli
 from AI_Agent import AI_Agent
 from Agent import Agent
+from exploration.schedules import Schedule
 from Episode import learning_steps, play_game
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced  # noqa: F401 (the chapter's header)
@@ -44,8 +45,9 @@ from training.loop import train_loop
 from training.monte_carlo import plain_update, refined_update
 from training.options import SELF_PLAY, SIDES, Defaults, Variant, is_self_play
 from training.report import print_reports, test_games
+from training.learners import TableLearner
+from training.rules import chapter_rule
 from training.run import Run, describe_run, learner_seed, make_opponent
-from training.schedules import decay_for
 
 # The course's parameters.
 epochs = 200_000
@@ -109,10 +111,11 @@ def test(num: int) -> tuple[int, int, int]:
 PLAIN_HELP = ("the chapter's algorithm as printed: every step of every episode updates just "
               "its own pair (no board symmetries, no stop at exploratory moves)")
 TRAINER = Trainer(
-    "MC", "Monte Carlo control", "MC_Trainer.py", __doc__.split("\n\n")[0], refined_update,
+    "MC", "Monte Carlo control", "MC_Trainer.py", __doc__.split("\n\n")[0],
+    chapter_rule(refined_update),
     Defaults(epochs, gamma, alpha, "my_Q_MC_{side}.pth",
              self_play={"epochs": 400_000, "alpha": 0.1}),
-    variants={"plain": Variant(PLAIN_HELP, update=plain_update,
+    variants={"plain": Variant(PLAIN_HELP, update=chapter_rule(plain_update),
                                meta={"refinements": "none (--plain)"})},
     meta={"refinements": "symmetry, stop at exploration"})
 
@@ -155,7 +158,7 @@ def run_your_main(argv: list[str]) -> int:
             print("\nInterrupted: your main was stopped before it finished; it saved nothing "
                   "unless it saves along the way", file=sys.stderr)
             return cli.INTERRUPTED
-        print_reports([player1], [PATH])
+        print_reports([TableLearner(player1)], [PATH])
         return 0
     finally:
         globals().update(kept)
@@ -186,10 +189,11 @@ def set_up_your_run(args, given: set[str]) -> None:
             if name in own:
                 print(f"note: --{name} does not reach your main, which sets {name} itself")
     if "epochs" in given and "epochs" not in own:
-        player1.decay_epochs = decay_for(args.epochs)   # as the solved trainer's schedule
+        # as the solved trainer's schedule
+        player1.decay_epochs = Schedule(args.epsilon).window(args.epochs)
     if "epsilon" in given:
         print("note: --epsilon does not reach your main: your epsilon_greedy sets the schedule")
-    player1.meta = describe_run("your main", player1.player, args, 0)
+    player1.meta = describe_run("your main", symbol(player1.player), args, 0)
     player1.meta.update({name: "set by your main" for name in own})
     print(f"Training with your main: {symbol(player1.player)} against {type(player2).__name__}, "
           f"seed {args.seed}, saving to {PATH}"

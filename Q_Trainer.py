@@ -27,6 +27,7 @@ import sys
 import cli
 from training.command import Trainer, main
 from training.options import Defaults, Variant
+from training.rules import chapter_rule
 from State import State
 from TicTacToe import Action
 
@@ -63,9 +64,9 @@ LECTURE_OUT = "my_Q_QL_lecture_{side}.pth"   # not the default run's file: anoth
 LECTURE_HELP = ("the lecture's settings: --alpha 0.2 --epsilon geometric --epochs 50000 "
                 "(flags given as well still win); the table goes to "
                 f"Data/{LECTURE_OUT.format(side='X')} unless --out says otherwise")
-TRAINER = Trainer("Q-learning", "Q-learning", "Q_Trainer.py", __doc__.split("\n\n")[0], update,
-                  DEFAULTS, variants={"lecture": Variant(LECTURE_HELP, LECTURE,
-                                                         out_name=LECTURE_OUT)})
+TRAINER = Trainer("Q-learning", "Q-learning", "Q_Trainer.py", __doc__.split("\n\n")[0],
+                  chapter_rule(update), DEFAULTS,
+                  variants={"lecture": Variant(LECTURE_HELP, LECTURE, out_name=LECTURE_OUT)})
 
 
 def run(argv: list[str] | None = None) -> int:

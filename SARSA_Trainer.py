@@ -23,6 +23,7 @@ import sys
 import cli
 from training.command import Trainer, main
 from training.options import Defaults
+from training.rules import chapter_rule
 from State import State
 from TicTacToe import Action
 
@@ -50,7 +51,8 @@ def update(Q: dict[tuple[State, Action], float], steps: list[tuple], final: Stat
     # [exercise piece 5] solution ends
 
 
-TRAINER = Trainer("SARSA", "SARSA", "SARSA_Trainer.py", __doc__.split("\n\n")[0], update, DEFAULTS)
+TRAINER = Trainer("SARSA", "SARSA", "SARSA_Trainer.py", __doc__.split("\n\n")[0],
+                  chapter_rule(update), DEFAULTS)
 
 
 def run(argv: list[str] | None = None) -> int:

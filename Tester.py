@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 
 import cli
-from Agent import PolicyUnknown
+from Agent import PolicyUnknown, seats
 from boards.flags import add_board_flags, board_from
 from boards.solve import add_cache_flag, board_report
 from players.search import Search_Agent
@@ -56,7 +56,7 @@ def first_agent_results(first: str, second: str, side: int, games: int | None, s
     ``games`` sampled games, or exact probabilities when ``games`` is None."""
     me = make_agent(first, side, env, seed=seed)
     other = make_agent(second, -side, env, seed=seed + 1)
-    x_agent, o_agent = (me, other) if side == X else (other, me)
+    x_agent, o_agent = seats(me, other)
     if games is None:
         try:
             outcome = exact_outcome(x_agent, o_agent)

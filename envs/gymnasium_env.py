@@ -25,7 +25,7 @@ from gymnasium import spaces
 from Agent import PolicyUnknown
 from envs import ENV_ID
 from envs import board, render
-from players.specs import Mixture_Agent, make_agent
+from players.specs import MixtureAgent, make_agent
 from State import ONGOING, State, symbol
 from TicTacToe import REWARD, TicTacToe
 
@@ -209,7 +209,7 @@ class TicTacToeEnv(gymnasium.Env):
     def _reseed_opponent(self) -> None:
         """Seed the opponent's own generators (used only by opponents without stated policies)."""
         agents = [self._opponent]
-        if isinstance(self._opponent, Mixture_Agent):
+        if isinstance(self._opponent, MixtureAgent):
             agents += self._opponent.members
         for agent in agents:
             agent.rng.seed(int(self.np_random.integers(SEED_LIMIT)))

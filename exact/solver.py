@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from Agent import seats
 from State import DRAW, O, O_WON, ONGOING, X, X_WON, State
 from TicTacToe import Action
 
@@ -139,8 +140,7 @@ def side_result(outcome: Outcome, side: int) -> tuple[float, float, float]:
 def exact_result(agent, opponent) -> tuple[float, float, float]:
     """``(P(win), P(loss), P(draw))`` of ``agent`` against ``opponent`` (who plays the other
     side), from ``agent``'s point of view, computed exactly."""
-    pair = (agent, opponent) if agent.player == X else (opponent, agent)
-    return side_result(exact_outcome(*pair), agent.player)
+    return side_result(exact_outcome(*seats(agent, opponent)), agent.player)
 
 
 def best_response(opponent, unbeatable: bool = False,

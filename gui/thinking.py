@@ -26,7 +26,7 @@ def computer_values(agent: Agent, state: State) -> Overlay | None:
     if isinstance(agent, Search_Agent):
         return Overlay(dict(agent.analyse(state)), SEARCH_SCORES)
     network = sys.modules.get("neural.agent")   # loaded only if a network plays (it needs torch)
-    if network is not None and isinstance(agent, network.DQN_Agent):
+    if network is not None and isinstance(agent, network.DQNAgent):
         return Overlay(agent.q_values(state), Q_VALUES)
     try:
         probs = agent.action_probs(state)

@@ -3,10 +3,11 @@
 network.py   the MLP, the board as the side to move sees it, every position's row and images
 replay.py    experience replay (every transition with its eight symmetric images)
 learner.py   the DQN update: target from the frozen network's best legal value, Huber, Adam
-agent.py     DQN_Agent, the network as a player; make_dqn_agent for agent specs (dqn:PATH, .pt)
+agent.py     DQNAgent, the network as a player; make_dqn_agent for agent specs (dqn:PATH, .pt)
 files.py     save/load: torch.save of a state dict and plain metadata, every field checked
 archive.py   reading a network file without torch.load: zip and tensor records checked first
-loop.py      one run: play, remember, learn, progress bar, Ctrl-C, save
-command.py   DQN_Trainer's command line and the run it builds
-report.py    the exact report and the positions where a policy's move loses value
+report.py    the positions where a policy's move loses value
+
+The run around them -- flags, loop, saving, the report -- is the table trainers' kernel
+(``training/``: ``training.dqn`` is the network's learner); nothing here imports it.
 """

@@ -1,6 +1,6 @@
 """The network as a player: greedy from its nine action values, epsilon-greedy while it learns.
 
-``DQN_Agent`` is an ``Agent`` like the table's ``AI_Agent``: ``get_action``, ``action_probs`` (one
+``DQNAgent`` is an ``Agent`` like the table's ``AI_Agent``: ``get_action``, ``action_probs`` (one
 move with probability 1, so the exact tools of ``exact/solver.py`` measure it), and ``q_values``
 for the views that show the values of every cell. ``make_dqn_agent(path, player, env)`` is the
 agent an agent spec names (``dqn:PATH`` or a path ending in ``.pt``); ``show_network_q`` is the
@@ -16,29 +16,30 @@ from State import State, parse_moves, position_of, symbol
 from tables.view import board_grid
 from TicTacToe import Action, TicTacToe
 from neural.files import load_network
-from neural.network import ACTIONS, INDEX, POSITIONS, Q_Network, greedy_indices, legal_masks, \
+from neural.network import ACTIONS, INDEX, POSITIONS, QNetwork, greedy_indices, legal_masks, \
     symmetric_values
-from training.schedules import EPSILON_DECAY_EPOCHS, EPSILON_FINAL, check_schedule
+from exploration.schedules import DEFAULT_SCHEDULE, EPSILON_DECAY_EPOCHS, EPSILON_FINAL, \
+    check_schedule
 from AI_Agent import AI_Agent
 
 
-class DQN_Agent(Agent):
+class DQNAgent(Agent):
     """Plays side ``player`` with ``network`` (shared: the two agents of self-play hold one).
 
     Greedy play (``train`` false, and what ``action_probs`` states): the legal move of the largest
     value, ties to the first cell in row-major order. The greedy move of every position is worked
     out in one batch and kept until the network takes another optimiser step, so the exact tools
     and a game ask the same policy. While ``train`` is true ``get_action`` explores: with the
-    probability ``exploration_rate(epoch)`` (a schedule of ``training/schedules.py``) a uniformly
+    probability ``exploration_rate(epoch)`` (a schedule of ``exploration/schedules.py``) a uniformly
     random legal move, else the greedy move of the network as it is at that moment.
     """
 
     def __init__(self, player: int, env: TicTacToe | None = None, graphics=None,
-                 network: Q_Network | None = None, train: bool = False, *,
-                 seed: int | str | None = None, epsilon: str = "linear",
+                 network: QNetwork | None = None, train: bool = False, *,
+                 seed: int | str | None = None, epsilon: str = DEFAULT_SCHEDULE,
                  decay_epochs: int = EPSILON_DECAY_EPOCHS) -> None:
         super().__init__(player, env, graphics, seed=seed)
-        self.network = network if network is not None else Q_Network()
+        self.network = network if network is not None else QNetwork()
         # the network's device now: move a network before making its agents
         device = self.network.device
         self._rows = torch.arange(len(POSITIONS), device=device)   # to ask for one at a time
@@ -100,12 +101,12 @@ class DQN_Agent(Agent):
         return ACTIONS[int(greedy_indices(values, self._masks[row]))]
 
 
-def make_dqn_agent(path: str, player: int, env: TicTacToe | None = None) -> DQN_Agent:
+def make_dqn_agent(path: str, player: int, env: TicTacToe | None = None) -> DQNAgent:
     """The greedy agent of the network saved at ``path``, playing ``player`` (1 X, -1 O).
     Raises ``neural.files.NetworkError`` (a ``ValueError``, one line) for an unusable file or a
     network not trained for ``player``."""
     saved = load_network(path, side=player)
-    agent = DQN_Agent(player, env, network=saved.network.eval(), train=False)
+    agent = DQNAgent(player, env, network=saved.network.eval(), train=False)
     agent.meta = saved.meta
     return agent
 

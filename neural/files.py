@@ -25,7 +25,7 @@ import torch
 
 from State import O, X, symbol
 from neural.archive import ArchiveError, read_payload
-from neural.network import Q_Network
+from neural.network import QNetwork
 from tables import destinations
 from tables.files import keep_safely, read_bounded, write_atomically
 
@@ -45,7 +45,7 @@ class NetworkError(ValueError):
 
 class Saved(NamedTuple):
     """What a network file holds, checked."""
-    network: Q_Network
+    network: QNetwork
     sides: tuple[int, ...]       # the sides it was trained to play: (1,), (-1,) or (1, -1)
     meta: dict
     # Adam's moments by parameter number, checked against the weights (for --resume); None
@@ -53,7 +53,7 @@ class Saved(NamedTuple):
     optimizer: dict | None
 
 
-def save_network(path: str, network: Q_Network, sides: tuple[int, ...], meta: dict,
+def save_network(path: str, network: QNetwork, sides: tuple[int, ...], meta: dict,
                  optimizer: dict | None = None) -> None:
     """Write ``network`` (playing ``sides``) with its training record ``meta`` and, to resume,
     the ``optimizer`` state, to ``path`` atomically. Values of ``meta`` other than text, numbers,
@@ -76,7 +76,7 @@ def save_network(path: str, network: Q_Network, sides: tuple[int, ...], meta: di
 NETWORK_FILE = destinations.Kind(SUFFIX, "network", "network file", "DQN")
 
 
-def save_or_keep(path: str, network: Q_Network, sides: tuple[int, ...], meta: dict,
+def save_or_keep(path: str, network: QNetwork, sides: tuple[int, ...], meta: dict,
                  optimizer: dict | None = None) -> str:
     """``save_network``, and if writing at ``path`` fails (a full disk, a folder gone), keep the
     network in a fallback file as the table trainers do (``tables.files.keep_safely``: beside
@@ -155,7 +155,7 @@ def _read(path: str):
                            "it") from None
 
 
-def _network(path: str, payload: dict) -> Q_Network:
+def _network(path: str, payload: dict) -> QNetwork:
     """The network the payload describes, its weights checked and loaded."""
     hidden, weights, updates = (payload.get(key) for key in ("hidden", "weights", "updates"))
     if not isinstance(hidden, list) or not isinstance(weights, dict) \
@@ -163,7 +163,7 @@ def _network(path: str, payload: dict) -> Q_Network:
         raise NetworkError(f"{path}: damaged network file (its layers, weights or step count); "
                            "retrain it")
     try:
-        network = Q_Network(tuple(hidden))
+        network = QNetwork(tuple(hidden))
     except (TypeError, ValueError) as error:
         raise NetworkError(f"{path}: damaged network file ({error}); retrain it") from None
     for name, tensor in weights.items():
@@ -184,7 +184,7 @@ def _network(path: str, payload: dict) -> Q_Network:
 _MOMENTS = {"step", "exp_avg", "exp_avg_sq"}
 
 
-def _moments(path: str, optimizer, network: Q_Network) -> dict:
+def _moments(path: str, optimizer, network: QNetwork) -> dict:
     """Adam's moments from a file's optimiser state, checked against ``network``'s weights: one
     entry per weight (none before the first step), each a finite step count and finite moments of
     the weight's shape, the second non-negative. Its settings (learning rate, betas) are not

@@ -30,7 +30,7 @@ from torch.nn import functional
 
 from State import State
 from TicTacToe import Action
-from neural.network import ACTION_INDEX, INDEX, Q_Network, inputs, legal_masks, masked, \
+from neural.network import ACTION_INDEX, INDEX, QNetwork, inputs, legal_masks, masked, \
     symmetric_values
 from neural.replay import Replay
 
@@ -42,14 +42,14 @@ def learning_rate(start: float, final: float, epoch: int, epochs: int) -> float:
     return start + (final - start) * min(1.0, epoch / max(1, epochs - 1))
 
 
-class DQN_Learner:
+class DQNLearner:
     """Trains ``network`` from the transitions it is shown (``remember``). ``gamma``: discount;
     ``lr``: Adam's learning rate (``set_learning_rate`` changes it); ``batch``: transitions per
     optimiser step; ``steps_per_update``: new transitions per optimiser step (``catch_up`` takes
     the steps that are due); ``sync_every``: optimiser steps between syncs of the target.
     ``optimizer``: Adam's moments to go on from (a resumed run), by parameter number."""
 
-    def __init__(self, network: Q_Network, replay: Replay, gamma: float, lr: float, batch: int,
+    def __init__(self, network: QNetwork, replay: Replay, gamma: float, lr: float, batch: int,
                  steps_per_update: int, sync_every: int, optimizer: dict | None = None) -> None:
         self.network = network
         self.replay = replay

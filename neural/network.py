@@ -81,7 +81,7 @@ def symmetry_tables(device: str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
     return positions, actions
 
 
-class Q_Network(nn.Module):
+class QNetwork(nn.Module):
     """A small multilayer perceptron: 27 inputs, ReLU hidden layers of the sizes ``hidden``,
     nine outputs -- the value of each cell's move for the side to move (its wins count +1).
 
@@ -113,7 +113,7 @@ class Q_Network(nn.Module):
         return str(next(self.parameters()).device)
 
 
-def symmetric_values(network: Q_Network, rows: torch.Tensor | None = None) -> torch.Tensor:
+def symmetric_values(network: QNetwork, rows: torch.Tensor | None = None) -> torch.Tensor:
     """``[len(rows), 9]``: the values of the positions ``rows`` (default: every position), each
     the average over the board's eight symmetries of the network's value of the turned move in
     the turned position. A network learns the eight alike only roughly; the average has them

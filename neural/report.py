@@ -8,7 +8,6 @@ into a draw or a draw into a loss is a mistake; where every move loses, no move 
     mistakes(agent, side)        the positions where it errs, as ``Mistake`` records
     perfect_share(agent, side)   (positions right, positions in all)
     format_mistakes(found)       the boards, for ``Tester.py --mistakes SPEC``
-    dqn_report(agent)            the trainer's exact report plus the share of perfect moves
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ from typing import NamedTuple
 from exact.solver import checked_probs, solve
 from State import ONGOING, State, all_states, symbol
 from TicTacToe import Action
-from training.report import exact_report
 
 VALUE_NAMES = {1: "X wins", 0: "draw", -1: "O wins"}
 
@@ -75,13 +73,3 @@ def format_mistakes(found: list[Mistake]) -> str:
     if not blocks:
         return "no mistakes: every move keeps the perfect-play value"
     return "\n\n".join(blocks)
-
-
-def dqn_report(agent, spec: str = "SPEC") -> str:
-    """``training.report.exact_report`` of ``agent`` and the share of its side's positions where
-    its move keeps the perfect-play value; ``spec`` names it in the command that lists the
-    others."""
-    right, total = perfect_share(agent, agent.player)
-    return (f"{exact_report(agent, spec)}\n"
-            f"perfect moves: {right:,} of {total:,} {symbol(agent.player)} positions "
-            f"({right / total:.2%}); the others: python Tester.py --mistakes {spec}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import os
 
+from AI_Agent import AI_Agent
 from Agent import Agent
 from players.mcts import MCTS_Agent
 from players.minimax import Minimax_Agent
@@ -90,12 +91,11 @@ def make_agent(spec: str, player: int, env: TicTacToe | None = None, seed: int |
         parts = [part.strip() for part in spec.split(MIXTURE_SEPARATOR)]
         members = [make_agent(part, player, env, None if seed is None else f"{seed}:{index}",
                               graphics) for index, part in enumerate(parts)]
-        return Mixture_Agent(player, env, members, seed=seed)
+        return MixtureAgent(player, env, members, seed=seed)
     if isinstance(spec, str) and is_network(spec.strip()):
         from neural.agent import make_dqn_agent   # imports torch: only when a network is asked for
         return make_dqn_agent(network_path(spec), player, env)
     if isinstance(spec, str) and is_table_path(spec.strip()):
-        from AI_Agent import AI_Agent
         return AI_Agent(player, env, graphics=graphics, Q_table_PATH=spec.strip(), train=False)
     name, options = parse_spec(spec)
     if name == HUMAN:
@@ -123,7 +123,7 @@ def make_agent(spec: str, player: int, env: TicTacToe | None = None, seed: int |
         raise SpecError(f"agent {spec!r}: {error}") from None
 
 
-class Mixture_Agent(Agent):
+class MixtureAgent(Agent):
     """Lets one of ``members``, chosen uniformly at random, make each move.
 
     Its move probabilities are the average of the members' (when they all can state theirs).

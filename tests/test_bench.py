@@ -56,4 +56,6 @@ def test_compare_reads_every_trainers_defaults():
     from tools import compare
     rates = {name: compare.load_defaults(script).self_play["alpha"]
              for name, script in compare.TRAINERS}
-    assert rates == {"MC": 0.1, "SARSA": 0.5, "Q-learning": 0.5}
+    # every registered trainer has one; a new trainer adds its own without changing these
+    assert rates.items() >= {"MC": 0.1, "SARSA": 0.5, "Q-learning": 0.5,
+                             "Expected SARSA": 0.5}.items()

@@ -20,10 +20,10 @@ import cli
 import DQN_Trainer
 from exact.solver import checked_probs, exact_result, is_unbeatable, solve
 from neural import network as Net
-from neural.agent import DQN_Agent, make_dqn_agent, show_network_q
+from neural.agent import DQNAgent, make_dqn_agent, show_network_q
 from neural import files as neural_files
 from neural.files import NetworkError, load_network, save_network
-from neural.learner import DQN_Learner, learning_rate
+from neural.learner import DQNLearner, learning_rate
 from neural.replay import Replay
 from neural.report import Mistake, format_mistakes, mistakes, perfect_share, side_positions
 from players.minimax import Minimax_Agent
@@ -82,9 +82,9 @@ def test_the_side_to_move_sees_its_own_marks_first():
     assert Net.inputs()[Net.INDEX[x_view]].tolist() == Net.encode(x_view)
 
 
-def constant_network(values: list[float]) -> Net.Q_Network:
+def constant_network(values: list[float]) -> Net.QNetwork:
     """A network whose nine raw outputs are ``values`` in every position."""
-    network = Net.Q_Network((4,))
+    network = Net.QNetwork((4,))
     with torch.no_grad():
         for parameter in network.parameters():
             parameter.zero_()
@@ -96,7 +96,7 @@ CENTRE_BEST = [0, 0, 0, 0, 9, 0, 0, 0, 0]
 
 
 def test_values_are_averaged_over_the_eight_symmetries():
-    network = Net.Q_Network((8,))                 # random weights: not symmetric by itself
+    network = Net.QNetwork((8,))                 # random weights: not symmetric by itself
     rows = torch.arange(len(Net.POSITIONS))
     values = Net.symmetric_values(network, rows)
     positions, cells = Net.symmetry_tables()
@@ -110,16 +110,16 @@ def test_values_are_averaged_over_the_eight_symmetries():
 
 def test_an_illegal_move_is_never_chosen_however_large_its_value():
     state = parse_moves("1,1")                        # the centre is taken
-    agent = DQN_Agent(O, network=constant_network(CENTRE_BEST))
+    agent = DQNAgent(O, network=constant_network(CENTRE_BEST))
     assert agent.greedy_action(state) == (0, 0)       # the first legal cell: a tie among them
     assert checked_probs(agent, state) == {(0, 0): 1.0}
     assert set(agent.q_values(state)) == set(state.legal_actions())
 
 
 def test_ties_go_to_the_first_cell_in_row_major_order_and_the_largest_value_wins():
-    agent = DQN_Agent(X, network=constant_network([0] * 9))
+    agent = DQNAgent(X, network=constant_network([0] * 9))
     assert agent.action_probs(State()) == {(0, 0): 1.0}
-    agent = DQN_Agent(X, network=constant_network(CENTRE_BEST))
+    agent = DQNAgent(X, network=constant_network(CENTRE_BEST))
     assert agent.action_probs(State()) == {(1, 1): 1.0}
     with pytest.raises(ValueError, match="game is over"):
         agent.action_probs(parse_moves("0,0 1,0 0,1 1,1 0,2"))
@@ -127,7 +127,7 @@ def test_ties_go_to_the_first_cell_in_row_major_order_and_the_largest_value_wins
 
 def test_the_greedy_policy_follows_the_network_after_each_step():
     network = constant_network(CENTRE_BEST)
-    agent = DQN_Agent(X, network=network)
+    agent = DQNAgent(X, network=network)
     assert agent.action_probs(State()) == {(1, 1): 1.0}
     with torch.no_grad():
         network.layers[-1].bias[1] = 40.0             # every edge: 40 / 4 = 10 > 9
@@ -171,7 +171,7 @@ def test_the_target_values_the_network_s_best_legal_move_with_the_frozen_copy():
     # raw outputs: 4 for cell 0 (1 for every corner once averaged over the symmetries), 0.25 for
     # the centre
     network = constant_network([4, 0, 0, 0, 0.25, 0, 0, 0, 0])
-    learner = DQN_Learner(network, Replay(10, 0, symmetric=False), gamma=0.5, lr=0.1, batch=1,
+    learner = DQNLearner(network, Replay(10, 0, symmetric=False), gamma=0.5, lr=0.1, batch=1,
                           steps_per_update=1, sync_every=1000)
     after = parse_moves("0,0 2,2")                    # X to move; cells 0 and 8 are taken
     frozen = learner.target_values[Net.INDEX[after]]
@@ -188,7 +188,7 @@ def test_the_target_values_the_network_s_best_legal_move_with_the_frozen_copy():
 
 def test_a_game_s_end_adds_nothing_beyond_its_reward():
     network = constant_network([1] * 9)
-    learner = DQN_Learner(network, Replay(10, 0, symmetric=False), gamma=0.9, lr=0.1, batch=1,
+    learner = DQNLearner(network, Replay(10, 0, symmetric=False), gamma=0.9, lr=0.1, batch=1,
                           steps_per_update=1, sync_every=1000)
     before = parse_moves("0,0 1,0 0,1 1,1")
     final = before.children()[(0, 2)]                 # X completes the top row
@@ -198,7 +198,7 @@ def test_a_game_s_end_adds_nothing_beyond_its_reward():
 
 
 def test_a_step_of_o_counts_the_reward_from_o_s_side():
-    learner = DQN_Learner(Net.Q_Network(), Replay(10, 0, symmetric=False), 0.9, 1e-3, 1, 1, 10)
+    learner = DQNLearner(Net.QNetwork(), Replay(10, 0, symmetric=False), 0.9, 1e-3, 1, 1, 10)
     final = parse_moves("0,0 1,1 0,1 2,2 2,0 0,2 1,0")   # X wins with its fourth move
     before = parse_moves("0,0 1,1 0,1 2,2 2,0")
     learner.remember([(before, (0, 2), 1)], final, O)     # O's step: its move, X's winning reply
@@ -216,7 +216,7 @@ def test_the_learning_rate_falls_linearly_to_its_final_value():
 # --- files --------------------------------------------------------------------------------------
 
 def test_a_saved_network_loads_with_the_same_weights_sides_and_record(tmp_path):
-    network = Net.Q_Network((8, 4))
+    network = Net.QNetwork((8, 4))
     network.updates = 17
     path = tmp_path / "n.pt"
     save_network(str(path), network, (X, O), {"seed": 3, "note": object()}, None)
@@ -231,7 +231,7 @@ def test_a_saved_network_loads_with_the_same_weights_sides_and_record(tmp_path):
 
 def unusable_files(folder: Path):
     """(name, bytes or a payload to torch.save, words the error must contain)."""
-    good = Net.Q_Network((4,))
+    good = Net.QNetwork((4,))
     weights = {k: v.clone() for k, v in good.state_dict().items()}
     wrong_shape = dict(weights, **{"layers.0.weight": torch.zeros(5, 27)})
     not_finite = dict(weights, **{"layers.0.bias": torch.full((4,), float("nan"))})
@@ -373,7 +373,7 @@ def test_a_short_run_learns_and_reports_exactly(learned):
     path, printed = learned
     agent = make_dqn_agent(str(path), X)
     wins, losses, _ = exact_result(agent, Random_Agent(O))
-    untrained = exact_result(DQN_Agent(X, network=Net.Q_Network()), Random_Agent(O))[0]
+    untrained = exact_result(DQNAgent(X, network=Net.QNetwork()), Random_Agent(O))[0]
     assert wins >= LEARNED_WINS > untrained
     assert f"exact vs random  : wins {wins:.4%}" in printed
     right, _ = perfect_share(agent, X)
@@ -425,7 +425,8 @@ def test_self_play_saves_one_network_for_both_sides_and_draws_curves(tmp_path):
                     "--out", str(path), "--plot", str(plot), "--batch", "32")
     assert load_network(str(path)).sides == (X, O)
     assert make_dqn_agent(str(path), O).player == O
-    assert "X:\n" in printed and "O:\n" in printed and "of 2,097 O positions" in printed
+    assert "X network:\n" in printed and "O network:\n" in printed
+    assert "of 2,097 O positions" in printed
     assert plot.read_bytes().startswith(b"\x89PNG")
 
 
@@ -436,7 +437,7 @@ def test_resume_goes_on_from_the_saved_game_count(tmp_path):
     steps = load_network(str(path)).network.updates
     printed = train(tmp_path, "--resume", str(path), "--epochs", str(2 * TINY), "--seed", "4",
                     "--batch", "32")
-    assert f"Trained {TINY:,} games" in printed
+    assert f"Trained {TINY:,} episodes" in printed
     saved = load_network(str(path))
     assert saved.meta["episodes_done"] == 2 * TINY and saved.network.updates > steps
 
@@ -516,13 +517,15 @@ def test_a_failed_save_keeps_the_network_in_a_fallback_file(tmp_path, capsys, mo
     error = [line for line in lines if "DQN X:" not in line]      # without the progress bar
     assert status == 2 and len(error) == 1 and len(kept) == 1, (lines, os.listdir(tmp_path))
     assert "No space left on device" in error[0] and f"kept it in {tmp_path / kept[0]}" in error[0]
-    assert "Trained 30 games" in printed and "Saved the network" not in printed
+    # as a table's run: where it is now, then the one line
+    assert "Trained 30 episodes" in printed
+    assert f"Saved the network to {tmp_path / kept[0]}\n" in printed
     assert load_network(str(tmp_path / kept[0])).meta["episodes_done"] == 30
 
 
 def test_a_network_that_is_not_finite_is_never_saved_over_a_good_file(tmp_path):
     path = tmp_path / "n.pt"
-    network = Net.Q_Network((4,))
+    network = Net.QNetwork((4,))
     save_network(str(path), network, (X,), {})
     good = path.read_bytes()
     with torch.no_grad():
@@ -570,7 +573,7 @@ def test_ctrl_c_saves_the_network_and_exits_130(tmp_path):
     process.send_signal(signal.SIGINT)
     out = process.stdout.read().decode()
     assert process.wait(120) == 130, out
-    said = re.search(r"Interrupted: saved ([\d,]+) of ([\d,]+) games to run/i.pt", out)
+    said = re.search(r"Interrupted: saved ([\d,]+) of ([\d,]+) episodes to run/i.pt", out)
     assert said and "--resume run/i.pt" in out, out
     meta = load_network(str(tmp_path / "run" / "i.pt")).meta
     assert meta["episodes_done"] == int(said.group(1).replace(",", "")) > 0

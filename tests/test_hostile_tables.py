@@ -131,7 +131,7 @@ def test_the_good_network_loads_and_resumes(tmp_path, good, capsys):
     path.write_bytes(good)
     assert load_network(str(path)).optimizer
     status, _, printed = command_line(DQN_Trainer.run, ["--resume", str(path), *RESUME], capsys)
-    assert status == 0 and "Trained 40 games" in printed
+    assert status == 0 and "Trained 40 episodes" in printed
 
 
 @pytest.mark.parametrize("kind", [*NETWORKS, *RESUMES])

@@ -121,7 +121,7 @@ def test_resume_starts_at_the_saved_episode(interrupted, monkeypatch):
     monkeypatch.chdir(folder)
     run = resumed_run(episodes)
     assert run.start == episodes
-    assert run.learners[0].Q == load_table("run/t.pth")[0]
+    assert run.agents[0].Q == load_table("run/t.pth")[0]
 
 
 @posix_only
@@ -129,7 +129,7 @@ def test_resume_starts_at_the_saved_episode(interrupted, monkeypatch):
 def test_resume_continues_the_interrupted_runs_epsilon(interrupted, monkeypatch):
     folder, _, _, _, episodes, _ = interrupted
     monkeypatch.chdir(folder)
-    learner = resumed_run(episodes).learners[0]
+    learner = resumed_run(episodes).agents[0]
     original = AI_Agent(X, decay_epochs=LONG_RUN // 2)     # the schedule the run was using
     for epoch in (episodes, episodes + MORE - 1):
         assert learner.epsilon_greedy(epoch) == pytest.approx(original.epsilon_greedy(epoch))
@@ -199,8 +199,8 @@ def test_a_signal_during_the_save_waits_for_the_save(tmp_path, monkeypatch, caps
         saved.append(path)
 
     monkeypatch.setattr(env_learner, "save_Q", slow_save)
-    run = Run([env_learner], AI_Agent(-1, train=False), env_learner.env,
-                   str(tmp_path / "t.pth"), 3, 0.9, 0.1)
+    run = Run.of_module(env_learner, AI_Agent(-1, train=False), env_learner.env,
+                        str(tmp_path / "t.pth"), 3, 0.9, 0.1)
     assert loop.train_loop(run, lambda epoch: State([1, 1, 1, -1, -1, 0, 0, 0, 0], -1)) is False
     assert saved == [str(tmp_path / "t.pth")]
     assert "Saved the table to" in capsys.readouterr().out   # all 3 episodes were done
@@ -211,8 +211,9 @@ def test_self_play_tables_out_of_step_resume_from_the_smaller_count(tmp_path, ca
     smaller one instead of refusing for good."""
     from State import State, parse_moves
     from tables.files import save_table
+    from training.learners import TableLearner
     from training.run import resume_all
-    x, o = AI_Agent(X), AI_Agent(-1)
+    x, o = TableLearner(AI_Agent(X)), TableLearner(AI_Agent(-1))
     save_table(str(tmp_path / "t_X.pth"), {(State(), (1, 1)): 0.5}, X,
                {"episodes_done": 900, "epochs": 1000, "epsilon": "linear"})
     save_table(str(tmp_path / "t_O.pth"), {(parse_moves("1,1"), (0, 0)): 0.5}, -1,

@@ -81,7 +81,7 @@ CORRECT = {
 
 CHEATS = {
     "piece 1 calls the repository's schedule": ({"epsilon": '''    def epsilon_greedy(self, epoch):
-        from training.schedules import epsilon_at
+        from exploration.schedules import epsilon_at
         return epsilon_at("linear", epoch)
 '''}, 1, "the 'linear' schedule is the chapter's: AI_Agent.epsilon_greedy computes it"),
     "piece 1 imports the self-check's answer key": ({"epsilon": '''
@@ -286,7 +286,7 @@ def test_a_trainer_run_before_its_piece_is_written_names_the_piece_in_one_line(s
 
 
 def test_the_students_version_holds_no_solved_schedule_or_update(students):
-    probe = ("import training.schedules as s, training.monte_carlo as m\n"
+    probe = ("import exploration.schedules as s, training.monte_carlo as m\n"
              "for call in (lambda: s.epsilon_at('linear', 5), lambda: s.epsilon_at('exp', 5),"
              " lambda: m.refined_update({}, [], None, 1, 0.9, 0.1)):\n"
              "    try:\n        call()\n    except ValueError as error:\n"
@@ -294,7 +294,7 @@ def test_the_students_version_holds_no_solved_schedule_or_update(students):
     done = subprocess.run([sys.executable, "-c", probe], cwd=students, capture_output=True,
                           text=True, timeout=60)
     assert done.stdout.split() == ["ValueError", "ValueError", "NotInTheExercise"], done.stderr
-    text = (students / "training" / "schedules.py").read_text(encoding="utf-8")
+    text = (students / "exploration" / "schedules.py").read_text(encoding="utf-8")
     assert "import math" not in text and "decay_epochs" not in text.split("def epsilon_at")[1]
 
 

@@ -16,7 +16,7 @@ from training.report import exact_report
 from training.run import Run, make_learner
 from AI_Agent import AI_Agent
 from players.specs import make_agent
-from training.curves import BINS, CHECKPOINTS, EPSILON_POINTS, Learning_Curve, checkpoint_epochs
+from training.curves import BINS, CHECKPOINTS, EPSILON_POINTS, LearningCurve, checkpoint_epochs
 from training.curves import exact_results
 from tables.files import load_table, save_table
 from exact.solver import is_unbeatable, worst_case
@@ -192,7 +192,7 @@ def test_flags_given_win_over_the_presets():
 def test_the_lecture_and_the_default_run_save_to_different_default_files(monkeypatch, capsys):
     from training import command
     paths = []
-    monkeypatch.setattr(command, "train_loop", lambda run, learn: paths.append(run.path))
+    monkeypatch.setattr(command, "train_loop", lambda run, learn: paths.append(run.paths[0]))
     monkeypatch.setattr(command, "print_reports", lambda learners, where: None)
     Q_Trainer.run(["--epochs", "10", "--seed", "1"])
     Q_Trainer.run(["--epochs", "10", "--seed", "1", "--lecture"])
@@ -202,7 +202,7 @@ def test_the_lecture_and_the_default_run_save_to_different_default_files(monkeyp
 
 
 def test_the_lectures_epsilon_is_multiplied_by_0_9999_after_every_game():
-    from training.schedules import epsilon_at
+    from exploration.schedules import epsilon_at
     assert epsilon_at("geometric", 0) == 1.0
     assert epsilon_at("geometric", 1) == 0.9999
     assert epsilon_at("geometric", 3) == pytest.approx(0.9999 ** 3, rel=1e-15)
@@ -245,7 +245,8 @@ def test_ctrl_c_saves_every_learner_and_says_so(tmp_path, capsys):
             os.kill(os.getpid(), signal.SIGINT)
         return final
 
-    run = Run(learners, learners[1], env, str(tmp_path / "cut.pth"), 100, GAMMA, ALPHA)
+    run = Run.of_module(learners[0], learners[1], env, str(tmp_path / "cut.pth"), 100, GAMMA,
+                        ALPHA)
     assert loop.train_loop(run, learn) is False
     out = capsys.readouterr().out
     assert "Interrupted: saved 5 of 100 episodes" in out and "--resume" in out
@@ -269,7 +270,7 @@ def test_binned_outcomes_are_the_learners_view():
             results["draw"].end_of_game) == (X_WON, O_WON, DRAW)
     games = 4 * BINS
     for side in (X, O):
-        curve = Learning_Curve([AI_Agent(side)], side, 0, games, "test")
+        curve = LearningCurve([AI_Agent(side)], side, 0, games, "test")
         for epoch in range(games):   # first half: X wins; then draws, then O wins
             kind = "x" if epoch < games // 2 else "draw" if epoch < 3 * games // 4 else "o"
             curve.record(epoch, results[kind])
@@ -293,7 +294,7 @@ def test_the_figure_has_the_lectures_panels_with_the_recorded_data(tmp_path, cap
     # the figure object of a curve recorded from known results
     env = TicTacToe()
     learner = make_learner(X, env, 7, "linear", 2000)
-    curve = Learning_Curve([learner], X, 0, 2000, "SARSA")
+    curve = LearningCurve([learner], X, 0, 2000, "SARSA")
     results = finals()
     for epoch in range(2000):
         curve.record(epoch, results["x" if epoch % 3 else "draw"])
@@ -318,7 +319,7 @@ def test_the_figure_has_the_lectures_panels_with_the_recorded_data(tmp_path, cap
 
 def test_self_play_figure_has_an_exact_panel_per_table(tmp_path):
     env = TicTacToe()
-    curve = Learning_Curve([AI_Agent(X, env), AI_Agent(O, env)], X, 0, 10, "self-play")
+    curve = LearningCurve([AI_Agent(X, env), AI_Agent(O, env)], X, 0, 10, "self-play")
     for epoch in range(10):
         curve.record(epoch, finals()["draw"])
     titles = [ax.get_title() for ax in curve.figure().axes]

@@ -19,6 +19,7 @@ from pathlib import Path
 from time import perf_counter
 
 from tools.compare import TRAINED   # the trainers' timing line: episodes, episodes/s
+from training.registry import trainer_scripts
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE_EPISODES = 3_000       # the course design runs at ~2,000 episodes/s
@@ -28,11 +29,12 @@ GOAL_SECONDS = 4.0            # issue 14: the default run, whole process
 GOAL_RATE = 60_000            # issue 14: X vs random, fresh process
 # The README's commands that need no window and take seconds, timed as a student runs them;
 # "{out}" is a throw-away table path, so that nothing is written into the repository.
+# The first is the default run that the goals are about; every other trainer (the registry's)
+# follows with its defaults.
 README_COMMANDS = (
     ("MC_Trainer.py", "--out", "{out}"),
     ("MC_Trainer.py", "--side", "O", "--opponent", "advanced", "--out", "{out}"),
-    ("SARSA_Trainer.py", "--out", "{out}"),
-    ("Q_Trainer.py", "--out", "{out}"),
+    *((script, "--out", "{out}") for script in trainer_scripts() if script != "MC_Trainer.py"),
     ("Q_Trainer.py", "--lecture", "--out", "{out}"),
     ("Tester.py",),
     ("Tester.py", "--x", "Data/Q_MC_X.pth", "--o", "advanced", "--exact"),

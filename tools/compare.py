@@ -1,5 +1,6 @@
-"""Compare the trainers at equal episodes: Monte Carlo, SARSA, Q-learning, each against an
-opponent (X and O) and by self-play.
+"""Compare the table trainers at equal episodes (every ``*_Trainer.py`` with a ``TRAINER``:
+Monte Carlo, SARSA, Q-learning, Expected SARSA, ...), each against an opponent (X and O) and by
+self-play.
 
 Every trainer runs as a user runs it (``python SARSA_Trainer.py ...``), one after another, with
 the same number of episodes and the same seed, and each uses its own default parameters. The
@@ -32,10 +33,11 @@ from tables.files import load_table  # noqa: E402
 from exact.solver import is_unbeatable  # noqa: E402
 from State import symbol  # noqa: E402
 from training.options import Defaults, table_paths  # noqa: E402
+from training.registry import trainers  # noqa: E402
 
 # The trainers' timing line: "Trained 100,000 episodes in 3.2 s (31,250 episodes/s)".
 TRAINED = re.compile(r"Trained ([\d,]+) episodes in [\d.]+ s \(([\d,]+) episodes/s\)")
-TRAINERS = (("MC", "MC_Trainer.py"), ("SARSA", "SARSA_Trainer.py"), ("Q-learning", "Q_Trainer.py"))
+TRAINERS = tuple((trainer.algorithm, trainer.prog) for trainer in trainers())   # the registry's
 DEFAULT_EPOCHS = 100_000
 DEFAULT_SEED = 1
 BENCH_REPEATS = 3

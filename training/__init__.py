@@ -1,2 +1,4 @@
-"""The run machinery behind the trainer files: command-line options, building a run, the one
-training loop, exploration schedules, learning curves and the exact report."""
+"""The one training kernel behind every trainer file, for tables and networks alike: the flags
+every trainer takes, the learner interface and its two implementations, a run as an object, the
+one loop, the update rules' step context, the trainer registry, learning curves and the exact
+report (see docs/ARCHITECTURE.md)."""

@@ -1,4 +1,5 @@
-"""Every trainer's command line, driven the same way: parse, build the run, train, report."""
+"""A table trainer's command line, driven the same way for each: parse, build the run, train,
+report (the network's, DQN_Trainer.run, is the same four steps with its own flags and run)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import cli
 from AI_Agent import AI_Agent
 from Episode import learning_steps
 from training.loop import learn_from_games, train_loop
-from training.options import Defaults, Update, Variant, chosen_variant, parse_arguments
+from training.options import Defaults, Variant, chosen_variant, parse_arguments
 from training.report import print_reports, test_games
+from training.rules import Rule
 from training.run import build_run
 
 TEST_GAMES = 100   # the course's test(100) after training
@@ -22,7 +24,7 @@ class Trainer:
     title: str                    # the first word of its announcement: "Monte Carlo control"
     prog: str                     # its file: "MC_Trainer.py"
     description: str              # one line for --help
-    update: Update
+    update: Rule                  # rule(Q, steps, step): see training.rules
     defaults: Defaults
     variants: dict[str, Variant] = field(default_factory=dict)
     meta: dict = field(default_factory=dict)   # recorded in its tables, e.g. MC's refinements
@@ -40,10 +42,10 @@ def main(trainer: Trainer, argv: list[str] | None) -> int:
     # in the students' version: the pieces this run needs, named before it starts
     cli.stop_at_unwritten_piece(AI_Agent.epsilon_greedy, learning_steps, update)
     out_name = variant.out_name if variant and variant.out_name else trainer.defaults.out_name
-    run = build_run(trainer.algorithm, trainer.title, args, out_name,
+    run = build_run(trainer.algorithm, trainer.title, args, out_name, update,
                     learns=variant.meta if variant else trainer.meta)
-    finished = train_loop(run, learn_from_games(run, update))
+    finished = train_loop(run, learn_from_games(run))
     if finished:
-        test_games(run.learners[0], run.opponent, run.env, TEST_GAMES)
+        test_games(run.agents[0], run.opponent, run.env, TEST_GAMES)
     print_reports(run.learners, run.paths)
     return 0 if finished else cli.INTERRUPTED

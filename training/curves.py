@@ -1,12 +1,12 @@
 """Learning curves: what a trainer records while it learns, and the figure drawn from it.
 
-Every trainer takes ``--plot PATH.png``. During training a ``Learning_Curve`` keeps the result of
-every game and, at regular checkpoints, the exact results of the learner's greedy policy against
+Every trainer takes ``--plot PATH.png``. During training a ``LearningCurve`` keeps the result of
+every episode and, at regular checkpoints, the exact results of the learner's greedy policy against
 ``random`` and ``advanced`` (``exact.solver.exact_outcome``; about 10 ms each). At the end it draws:
 
-- the mean outcome per bin of games (+1 win, 0 draw, -1 loss, from the learner's side),
+- the mean outcome per bin of episodes (+1 win, 0 draw, -1 loss, from the learner's side),
 - the share of wins, losses and draws per bin,
-- epsilon (the exploration rate) over the games,
+- epsilon (the exploration rate) over the episodes,
 - the exact win and loss rates of the greedy policy at the checkpoints, one panel per learner.
 
 The figure is drawn with matplotlib's ``Figure`` class directly (no ``pyplot``), so no window is
@@ -49,7 +49,7 @@ def exact_results(agent) -> dict[str, tuple[float, float, float]]:
     return results
 
 
-class Learning_Curve:
+class LearningCurve:
     """The record of one training run, fed by ``record`` after every episode.
 
     ``learners``: the agents that learn (one, or X and O in self-play); ``side``: whose results the
@@ -124,21 +124,21 @@ class Learning_Curve:
         ax = axes["mean"]
         ax.plot(centres, mean, color="tab:purple")
         ax.axhline(0, color="black", linewidth=0.5)
-        ax.set(title=f"Mean outcome for {me}, per {size:,} games", xlabel="games",
+        ax.set(title=f"Mean outcome for {me}, per {size:,} episodes", xlabel="episodes",
                ylabel="mean outcome (+1 win, -1 loss)", ylim=(-1.05, 1.05))
 
         ax = axes["shares"]
         for name, values in shares.items():
             ax.plot(centres, [100 * v for v in values], label=name, color=OUTCOME_COLOURS[name])
-        ax.set(title=f"Wins, losses, draws of {me}, per {size:,} games", xlabel="games",
-               ylabel="share of the bin's games (%)", ylim=(-2, 102))
+        ax.set(title=f"Wins, losses, draws of {me}, per {size:,} episodes", xlabel="episodes",
+               ylabel="share of the bin's episodes (%)", ylim=(-2, 102))
         ax.legend(loc="center right")
 
         ax = axes["epsilon"]
         games = [self.start + round((self.epochs - self.start) * i / EPSILON_POINTS)
                  for i in range(EPSILON_POINTS + 1)]
         ax.plot(games, [self.learners[0].epsilon_greedy(g) for g in games], color="tab:brown")
-        ax.set(title="Exploration rate epsilon", xlabel="games", ylabel="epsilon",
+        ax.set(title="Exploration rate epsilon", xlabel="episodes", ylabel="epsilon",
                ylim=(-0.02, 1.02))
 
         for name, agent, rates in zip(bottom, self.learners, self.rates):
@@ -150,7 +150,7 @@ class Learning_Curve:
                 ax.plot(self.checkpoints, [100 * r[opponent][1] for r in rates], marker="x",
                         markersize=4, linestyle="--", color=colour, label=f"losses vs {opponent}")
             ax.set(title=f"Greedy {symbol(agent.player)} policy, exact results at checkpoints",
-                   xlabel="games", ylabel="probability (%)", ylim=(-2, 102))
+                   xlabel="episodes", ylabel="probability (%)", ylim=(-2, 102))
             ax.legend(loc="center right", fontsize="small")
         for ax in axes.values():
             ax.grid(alpha=0.3)

@@ -1,11 +1,6 @@
-"""The one training loop: play ``epochs`` games, hand every learner's episode to the trainer's
-update rule, show progress, stop cleanly on Ctrl-C (or SIGTERM), save, draw the curves.
-
-An update rule has one shape for every trainer, ``update(Q, steps, final, side, gamma, alpha)``:
-``steps`` are the learner's learning steps ``(state, action, reward)`` (``Episode.learning_steps``),
-``final`` the position where the game ended, rewards are X's (``side`` = -1 negates them), and the
-rule changes ``Q`` in place.
-"""
+"""The one training loop, for tables and networks alike: play ``epochs`` games, let every
+learner (``training.learners``) learn from each, show progress, stop cleanly on Ctrl-C (or
+SIGTERM), save, draw the curves."""
 
 from __future__ import annotations
 
@@ -17,10 +12,9 @@ from typing import Callable
 
 from tqdm import tqdm
 
-from Episode import learning_steps, play_game
+from Episode import play_game
 from State import DRAW, O_WON, ONGOING, X, X_WON, State
 from tables.files import NotSaved
-from training.options import Update
 from training.run import Run
 
 # The progress bar and the recent win/loss/draw figures are refreshed once per this many episodes.
@@ -102,24 +96,22 @@ def run_episodes(learn: Callable[[int], State], side: int, start: int, epochs: i
         return epoch, stop.requested
 
 
-def learn_from_games(run: Run, update: Update) -> Callable[[int], State]:
-    """``learn(epoch)``: one game of the run's players, every learner's episode through
-    ``update``; returns the final position."""
-    player1, player2, env = run.learners[0], run.opponent, run.env
-    x_agent, o_agent = (player1, player2) if player1.player == X else (player2, player1)
-    learners, gamma, alpha = run.learners, run.gamma, run.alpha
+def learn_from_games(run: Run) -> Callable[[int], State]:
+    """``learn(epoch)``: one game of the run's players, then every learner learns from it;
+    returns the final position."""
+    x_agent, o_agent = run.seats
+    learners, env = run.learners, run.env
 
     def learn(epoch: int) -> State:
         moves, final = play_game(x_agent, o_agent, env, epoch=epoch)
         for learner in learners:
-            side = learner.player
-            update(learner.Q, learning_steps(moves, side), final, side, gamma, alpha)
+            learner.learn(moves, final, epoch)
         return final
 
     return learn
 
 
-def train_loop(run: Run, learn: Callable[[int], State]) -> bool:
+def train_loop(run: Run, learn: Callable[[int], State], show_progress: bool = True) -> bool:
     """Train ``run`` by ``learn(epoch)`` (one episode, which returns its final position; e.g.
     ``learn_from_games``) for the episodes ``run.start .. run.epochs-1``, then save
     every learner with its episode count and draw the learning curves into ``run.plot``. Prints
@@ -131,9 +123,11 @@ def train_loop(run: Run, learn: Callable[[int], State]) -> bool:
     started = time.perf_counter()
     stop = StopRequest()
     with stop:
-        done, _ = run_episodes(learn, run.learners[0].player, run.start,
-                               run.epochs, run.label, stop=stop,
-                               on_episode=run.curve.record if run.curve is not None else None)
+        done, _ = run_episodes(learn, run.agents[0].player, run.start, run.epochs, run.label,
+                               on_episode=run.curve.record if run.curve is not None else None,
+                               show_progress=show_progress, stop=stop,
+                               note=lambda: " ".join(filter(None, (learner.note()
+                                                                   for learner in run.learners))))
         seconds = time.perf_counter() - started
         stop.saving = True
         kept, not_saved = save_all(run, done)
@@ -145,7 +139,7 @@ def train_loop(run: Run, learn: Callable[[int], State]) -> bool:
         print(f"Interrupted: saved {done:,} of {run.epochs:,} episodes to {names} "
               f"(continue with --resume {kept[0]} --epochs {run.epochs})")
     elif kept:
-        print(f"Saved the table{'s' if len(kept) > 1 else ''} to {names}")
+        print(f"Saved the {run.learners[0].noun}{'s' if len(kept) > 1 else ''} to {names}")
     if not_saved:       # the work is kept in a fallback file, which the one line names
         raise not_saved[0]
     if run.curve is not None and run.plot:
@@ -156,14 +150,13 @@ def train_loop(run: Run, learn: Callable[[int], State]) -> bool:
 
 
 def save_all(run: Run, done: int) -> tuple[list[str], list[NotSaved]]:
-    """Save every learner of ``run`` with its episode count; a table that cannot go where asked
-    is kept in a fallback file. Returns the files the tables are in now (a fallback in place of
-    its path) and the failures (each names where its table went)."""
+    """Save every learner of ``run`` with its episode count; one that cannot go where asked is
+    kept in a fallback file. Returns the files the learners are in now (a fallback in place of
+    its path) and the failures (each names where its learner went)."""
     kept, failures = [], []
-    for agent, where in zip(run.learners, run.paths):
-        agent.meta["episodes_done"] = done
+    for learner, where in zip(run.learners, run.paths):
         try:
-            agent.save_Q(where)
+            learner.save(where, done)
             kept.append(where)
         except NotSaved as failure:
             failures.append(failure)

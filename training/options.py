@@ -11,20 +11,17 @@ import argparse
 import os
 import random
 from dataclasses import dataclass, field
-from typing import Callable
-
 import cli
 from State import O, X
+from exploration.schedules import DEFAULT_SCHEDULE, GEOMETRIC_RATE, SCHEDULES
 from tables import destinations
 from training.curves import PLOT_FORMATS
-from training.schedules import GEOMETRIC_RATE, SCHEDULES
+from training.registry import trainer_scripts
+from training.rules import Rule
 
 SIDES = {"X": X, "O": O}
 SELF_PLAY = "self"       # --opponent self: the agent learns both sides against itself
 TABLE_SUFFIX = ".pth"
-
-# update(Q, steps, final, side, gamma, alpha): one episode's change to the table Q, in place
-Update = Callable[[dict, list, object, int, float, float], None]
 
 
 @dataclass(frozen=True)
@@ -34,7 +31,7 @@ class Defaults:
     gamma: float
     alpha: float
     out_name: str            # table file name in Data/, with {side}: "my_Q_SARSA_{side}.pth"
-    epsilon: str = "linear"
+    epsilon: str = DEFAULT_SCHEDULE
     # What changes with --opponent self, e.g. {"alpha": 0.5}: the opponent learns too, so the
     # values go stale faster, and a larger learning rate and more games help.
     self_play: dict = field(default_factory=dict)
@@ -45,7 +42,7 @@ class Variant:
     """A named flag of one trainer (``--lecture``): other defaults, and maybe another update."""
     help: str
     preset: dict = field(default_factory=dict)
-    update: Update | None = None
+    update: Rule | None = None
     meta: dict = field(default_factory=dict)   # recorded in the tables it trains
     out_name: str | None = None   # its own default file, when its tables differ in kind
 
@@ -85,15 +82,17 @@ def table_paths(path: str, count: int) -> list[str]:
     return [f"{stem}_X{TABLE_SUFFIX}", f"{stem}_O{TABLE_SUFFIX}"]
 
 
-def add_arguments(parser: cli.Parser, defaults: Defaults) -> None:
-    """The flags every trainer takes, with this trainer's defaults."""
+def add_arguments(parser: cli.Parser, defaults: Defaults, noun: str = "table",
+                  window: str = "the first half of the episodes") -> None:
+    """The flags every trainer takes, with this trainer's defaults; ``noun``: what it saves,
+    ``window``: what its epsilon falls over. The network's trainer adds its own flags."""
     epochs, out = defaults.epochs, f"Data/{defaults.out_name.format(side='X')}"
     parser.add_argument("--side", choices=sorted(SIDES), default="X",
                         help="the side the agent learns to play (default: X)")
     parser.add_argument("--opponent", default="random", metavar="SPEC",
-                        help="who it learns against: random, advanced, minimax, playout, mcts, a "
-                             "Q-table path, or self (self-play: it learns X and O at once and "
-                             "saves a table for each) (default: random)")
+                        help="who it learns against: an agent spec (random, advanced, minimax, "
+                             "playout, mcts, a Q-table path, a network dqn:PATH) or self "
+                             "(self-play: it learns X and O at once) (default: random)")
     parser.add_argument("--epochs", type=cli.count, default=epochs,
                         help=f"training episodes (default: {epochs:,})")
     parser.add_argument("--gamma", type=cli.unit_interval, default=defaults.gamma,
@@ -101,40 +100,59 @@ def add_arguments(parser: cli.Parser, defaults: Defaults) -> None:
     parser.add_argument("--alpha", type=cli.unit_interval, default=defaults.alpha,
                         help=f"learning rate (default: {defaults.alpha})")
     parser.add_argument("--epsilon", choices=SCHEDULES, default=defaults.epsilon,
-                        help="exploration schedule: linear 1.0 -> 0.01 over the first half of the "
-                             "episodes, exp(onential) decay towards 0.01, or geometric (the "
-                             f"lecture's: times {GEOMETRIC_RATE} after every game) "
+                        help=f"exploration schedule: linear 1.0 -> 0.01 over {window}, "
+                             "exp(onential) decay towards 0.01, or geometric (the lecture's: "
+                             f"times {GEOMETRIC_RATE} after every episode) "
                              f"(default: {defaults.epsilon})")
     parser.add_argument("--seed", type=cli.seed, default=None,
-                        help="random seed; the same seed gives the same table, bit for bit "
+                        help=f"random seed; the same seed gives the same {noun}, bit for bit "
                              "(default: a fresh one, printed)")
     parser.add_argument("--out", type=cli.path, default=None, metavar="PATH",
-                        help=f"where to save the table (default: {out} in the repository for X, "
+                        help=f"where to save the {noun} (default: {out} in the repository for X, "
                              "likewise for O)")
     parser.add_argument("--force", action="store_true",
-                        help="let --out replace an existing file that is not a table")
+                        help=f"let --out replace an existing file that is not a {noun}")
     parser.add_argument("--resume", type=cli.path, default=None, metavar="PATH",
-                        help="continue from a table saved by an earlier (e.g. interrupted) run: "
-                             "its Q-values, episode counter and epsilon schedule, so epsilon goes "
-                             "on where it stopped (saved back to PATH unless --out says otherwise)")
+                        help=f"continue a {noun} saved by an earlier (e.g. interrupted) run, "
+                             "with its episode count, so epsilon goes on where it stopped (saved "
+                             "back to PATH unless --out says otherwise)")
     parser.add_argument("--plot", type=plot_path, default=None, metavar="PATH.png",
-                        help="draw the learning curves into this file: outcomes per bin of games, "
-                             "epsilon, and exact results against random and advanced over time")
+                        help="draw the learning curves into this file: outcomes per bin of "
+                             "episodes, epsilon, and exact results against random and advanced "
+                             "over time")
+
+
+def flag_text(value) -> str:
+    """A default as it is typed: ``64,64`` for layer sizes, ``0.5`` for a rate, ``10000``."""
+    if isinstance(value, tuple):
+        return ",".join(map(str, value))
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def build_parser(prog: str, description: str, defaults: Defaults, self_play_saves: str,
+                 noun: str = "table", window: str = "the first half of the episodes") -> cli.Parser:
+    """A trainer's parser with the flags every trainer takes; its epilog says what
+    ``--opponent self`` saves (``self_play_saves``) and with which defaults, and names the
+    table trainers (``training.registry``)."""
+    epilog = f"--opponent self {self_play_saves}"
+    if defaults.self_play:
+        epilog += "; its defaults are " + ", ".join(
+            f"--{key.replace('_', '-')} {flag_text(value)}"
+            for key, value in defaults.self_play.items())
+    epilog += ". The table trainers: " + ", ".join(trainer_scripts()) + "."
+    parser = cli.Parser(prog=prog, description=description, epilog=epilog)
+    add_arguments(parser, defaults, noun, window)
+    return parser
 
 
 def parse_arguments(prog: str, description: str, defaults: Defaults, argv: list[str] | None,
                     variants: dict[str, Variant] | None = None) -> argparse.Namespace:
-    """Read a trainer's command line (see the module's doc for how presets combine). A missing
-    ``--seed`` becomes a fresh one, so every run can be repeated."""
+    """Read a table trainer's command line (see the module's doc for how presets combine). A
+    missing ``--seed`` becomes a fresh one, so every run can be repeated."""
     variants = variants or {}
     pair = table_paths("Data/" + defaults.out_name.format(side="self"), 2)
-    epilog = (f"--opponent self saves {pair[0]} and {pair[1]} (with --out PATH: PATH with _X and "
-              "_O added)")
-    if defaults.self_play:
-        epilog += "; its defaults are " + ", ".join(
-            f"--{key} {value}" for key, value in defaults.self_play.items())
-    parser = cli.Parser(prog=prog, description=description, epilog=epilog + ".")
-    add_arguments(parser, defaults)
+    parser = build_parser(prog, description, defaults, f"saves {pair[0]} and {pair[1]} (with "
+                                                       "--out PATH: PATH with _X and _O added)")
     for flag, variant in variants.items():
         parser.add_argument(f"--{flag}", action="store_true", help=variant.help)
     return parse_with_presets(parser, argv, defaults.self_play, variants)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import shlex
 
 from AI_Agent import AI_Agent
+from Agent import seats
 from Episode import play_games
 from exact.solver import worst_case
-from State import X, symbol
+from State import symbol
 from TicTacToe import TicTacToe
 from training.curves import exact_results
 
@@ -25,13 +26,15 @@ def exact_report(agent, spec: str = "TABLE") -> str:
     return "\n".join(lines)
 
 
-def print_reports(learners: list[AI_Agent], paths: list[str]) -> None:
-    """Print ``exact_report`` of every learner, saved at the matching one of ``paths`` (headed by
-    its side when there are two)."""
-    for agent, path in zip(learners, paths):
-        if len(learners) > 1:
-            print(f"{symbol(agent.player)} table:")
-        print(exact_report(agent, path))
+def print_reports(learners: list, paths: list[str]) -> None:
+    """Print the report of every agent of ``learners`` (``training.learners``), each saved at the
+    matching one of ``paths`` (headed by its side when there are two)."""
+    both = sum(len(learner.agents) for learner in learners) > 1
+    for learner, path in zip(learners, paths):
+        for agent in learner.agents:
+            if both:
+                print(f"{symbol(agent.player)} {learner.noun}:")
+            print(learner.report(agent, path))
 
 
 def test_games(player1: AI_Agent, player2, env: TicTacToe, num: int) -> tuple[int, int, int]:
@@ -41,9 +44,8 @@ def test_games(player1: AI_Agent, player2, env: TicTacToe, num: int) -> tuple[in
     training = [agent.train for agent in learners]
     for agent in learners:
         agent.train = False
-    x_agent, o_agent = (player1, player2) if player1.player == X else (player2, player1)
     try:
-        x_wins, o_wins, ties = play_games(x_agent, o_agent, env, num)
+        x_wins, o_wins, ties = play_games(*seats(player1, player2), env, num)
     finally:
         for agent, was_training in zip(learners, training):
             agent.train = was_training

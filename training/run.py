@@ -1,8 +1,11 @@
 """One training run as an object: who learns, against whom, for how long, and where it is saved.
 
-``build_run`` makes it from the command line (fresh or resumed learners, the opponent, file
-names, the learning curve); ``Run.of_module`` from the course's module names (``player1``,
-``player2``, ``PATH``, ``epochs``, ...), as the chapter's ``main`` has them.
+``build_run`` makes a table trainer's run from its command line (fresh or resumed learners, the
+opponent, file names, the learning curve); ``Run.of_module`` from the course's module names
+(``player1``, ``player2``, ``PATH``, ``epochs``, ...), as the chapter's ``main`` has them. The
+network's run (``training.dqn.build_network_run``) is the same ``Run`` and shares every step that
+is not about the network: the seats, the opponent, the file name, the resume check, the curve and
+the announcement.
 """
 
 from __future__ import annotations
@@ -12,41 +15,50 @@ from dataclasses import dataclass
 
 import cli
 from AI_Agent import AI_Agent
+from Agent import Agent, seats
+from exploration.schedules import Schedule
 from players.specs import make_agent
 from State import X, symbol
-from tables.files import check_writable, load_table
+from tables.files import check_writable
 from TicTacToe import TicTacToe
-from training.curves import Learning_Curve
+from training.curves import LearningCurve
+from training.learners import Learner, TableLearner
 from training.options import SIDES, is_self_play, table_paths
-from training.schedules import decay_for
+from training.rules import Rule
 
 
 @dataclass
 class Run:
-    """Everything the training loop needs. In self-play ``opponent`` is the O learner, and both
-    learners are in ``learners`` (X first)."""
-    learners: list[AI_Agent]
-    opponent: object
+    """Everything the training loop needs. In self-play ``opponent`` is the O side's learning
+    agent; ``paths`` has one file per learner."""
+    learners: list[Learner]
+    opponent: Agent
     env: TicTacToe
-    path: str                     # where learners[0] is saved (see options.table_paths)
+    paths: list[str]
     epochs: int                   # train up to this episode count
-    gamma: float
-    alpha: float
-    start: int = 0                # episodes a resumed table already covered
+    start: int = 0                # episodes a resumed learner already covered
     label: str = "training"       # the progress bar's title
-    curve: Learning_Curve | None = None
+    curve: LearningCurve | None = None
     plot: str | None = None       # where to draw the curve
 
     @property
-    def paths(self) -> list[str]:
-        return table_paths(self.path, len(self.learners))
+    def agents(self) -> list[Agent]:
+        """The agents that learn, X first in self-play."""
+        return [agent for learner in self.learners for agent in learner.agents]
+
+    @property
+    def seats(self) -> tuple[Agent, Agent]:
+        """``(X player, O player)`` of the run's games."""
+        return seats(self.agents[0], self.opponent)
 
     @classmethod
     def of_module(cls, player1: AI_Agent, player2, env: TicTacToe, path: str, epochs: int,
-                  gamma: float, alpha: float) -> "Run":
+                  gamma: float, alpha: float, rule: Rule | None = None) -> "Run":
         """The run that the course's module-level names describe (a learning ``player2`` makes
-        it self-play)."""
-        return cls(learners_of(player1, player2), player2, env, path, epochs, gamma, alpha,
+        it self-play); without ``rule`` the caller's loop does the learning."""
+        learners = [TableLearner(agent, rule, gamma, alpha)
+                    for agent in learners_of(player1, player2)]
+        return cls(learners, player2, env, table_paths(path, len(learners)), epochs,
                    label=f"MC {symbol(player1.player)}")
 
 
@@ -62,12 +74,18 @@ def learner_seed(seed: int | None, role: str) -> str | None:
     return None if seed is None else f"{seed}:{role}"
 
 
+def learner_side(args: argparse.Namespace) -> int:
+    """The side of the (first) learner: X in self-play, else ``--side``."""
+    return X if is_self_play(args) else SIDES[args.side]
+
+
 def make_learner(side: int, env: TicTacToe, seed: int | None, epsilon: str, epochs: int,
                  role: str = "learner") -> AI_Agent:
-    """A fresh learner exploring with the schedule ``epsilon`` over a run of ``epochs``. ``role``
-    names its random stream (the second learner of self-play sits in the opponent's seat)."""
+    """A fresh table agent exploring with the schedule ``epsilon`` over a run of ``epochs``.
+    ``role`` names its random stream (the second learner of self-play sits in the opponent's
+    seat)."""
     return AI_Agent(side, env, train=True, seed=learner_seed(seed, role), epsilon=epsilon,
-                    decay_epochs=decay_for(epochs))
+                    decay_epochs=Schedule(epsilon).window(epochs))
 
 
 def make_opponent(spec: str, side: int, env: TicTacToe, seed: int | None):
@@ -75,85 +93,88 @@ def make_opponent(spec: str, side: int, env: TicTacToe, seed: int | None):
     return make_agent(spec, side, env, seed=learner_seed(seed, "opponent"))
 
 
-def describe_run(algorithm: str, side: int, args: argparse.Namespace, episodes_done: int) -> dict:
-    """The record of how a table was trained, saved inside the table file. It holds no clock
-    time, so the same seed gives the same file."""
-    return {"algorithm": algorithm, "side": symbol(side), "opponent": args.opponent,
+def default_path(args: argparse.Namespace, out_name: str) -> str:
+    """Where the run saves: ``--out``, else the file it resumes, else ``Data/`` + ``out_name``."""
+    side = "self" if is_self_play(args) else args.side
+    return args.out or args.resume or cli.repository_file("Data/" + out_name.format(side=side))
+
+
+def describe_run(algorithm: str, side: str, args: argparse.Namespace, episodes_done: int) -> dict:
+    """The record of how a learner was trained, saved inside its file. It holds no clock time, so
+    the same seed gives the same file."""
+    return {"algorithm": algorithm, "side": side, "opponent": args.opponent,
             "epochs": args.epochs, "episodes_done": episodes_done, "gamma": args.gamma,
             "alpha": args.alpha, "epsilon": args.epsilon, "seed": args.seed}
 
 
-def resume_from(path: str, learner: AI_Agent, recorded: dict) -> int:
-    """Load ``path`` into ``learner``; return the number of episodes it already covered. The
-    table must have been learnt the way this run learns (``recorded``: the algorithm and its
-    variant, as the tables record them): a run goes on with the trainer and flags that began it."""
-    Q, _, meta = load_table(path, side=learner.player)
-    for key, value in recorded.items():
-        if key in meta and meta[key] != value:
-            raise ValueError(f"{path}: was trained with {key} {meta[key]!r}, and this run's is "
-                             f"{value!r}; resume it with the trainer and flags that made it")
-    done = meta.get("episodes_done")
-    if not isinstance(done, int) or done < 0:
-        raise ValueError(f"{path}: records no episode count, so it cannot be resumed; "
-                         "use --opponent or start afresh")
-    schedule = meta.get("epsilon", learner.epsilon_schedule)
-    if schedule != learner.epsilon_schedule:
-        raise ValueError(f"{path}: was trained with --epsilon {schedule}; resume it with the same "
-                         "--epsilon")
-    planned = meta.get("epochs")
-    if isinstance(planned, int) and planned > 0:  # epsilon goes on along the interrupted schedule
-        learner.decay_epochs = decay_for(planned)
-    learner.Q = Q
+def check_more_to_do(path: str, done: int, epochs: int) -> int:
+    """``done`` if a resumed run still has episodes to go, else ``ValueError``."""
+    if done >= epochs:
+        raise ValueError(f"{path}: already covers {done:,} episodes; ask for more with --epochs "
+                         f"(e.g. --epochs {2 * done})")
     return done
 
 
-def resume_all(path: str, learners: list[AI_Agent], epochs: int, recorded: dict) -> int:
-    """Load the tables of ``path`` into ``learners`` (see ``resume_from``); the episodes they
-    already cover. Self-play tables that record different counts (a run killed between its two
-    saves) resume from the smaller one, which both have seen."""
-    done = [resume_from(where, agent, recorded)
-            for where, agent in zip(table_paths(path, len(learners)), learners)]
+def resume_all(path: str, learners: list[TableLearner], epochs: int, recorded: dict) -> int:
+    """Load the tables of ``path`` into ``learners`` (``TableLearner.load``); the episodes they
+    already cover. Epsilon goes on along each interrupted run's schedule. Self-play tables that
+    record different counts (a run killed between its two saves) resume from the smaller one,
+    which both have seen."""
+    done = []
+    for where, learner in zip(table_paths(path, len(learners)), learners):
+        covered, planned = learner.load(where, recorded)
+        if planned is not None:
+            agent = learner.agent
+            agent.decay_epochs = Schedule(agent.epsilon_schedule).window(planned)
+        done.append(covered)
     if len(set(done)) > 1:
         print(f"note: the X and O tables of {path} record {done[0]:,} and {done[1]:,} episodes; "
               f"both go on from {min(done):,}")
-    start = min(done)
-    if start >= epochs:
-        raise ValueError(f"{path}: already covers {start:,} episodes; ask for more with --epochs "
-                         f"(e.g. --epochs {2 * start})")
-    return start
+    return check_more_to_do(path, min(done), epochs)
+
+
+def who_learns(args: argparse.Namespace, self_play: str = "X and O by self-play") -> str:
+    """``X against random``, or ``self_play``'s words."""
+    return self_play if is_self_play(args) else f"{args.side} against {args.opponent}"
+
+
+def attach_curve(run: Run, args: argparse.Namespace, heading: str) -> None:
+    """With ``--plot``, record the run's learning curve under ``heading``."""
+    if args.plot:
+        run.plot = args.plot
+        run.curve = LearningCurve(run.agents, run.agents[0].player, run.start, args.epochs,
+                                  heading)
 
 
 def build_run(algorithm: str, title: str, args: argparse.Namespace, out_name: str,
-              announce: bool = True, learns: dict | None = None) -> Run:
-    """The run the command line ``args`` asks for; with ``announce`` print one line that says
-    what will be trained. ``learns``: how its update learns, recorded in its tables (e.g. MC's
-    refinements); a resumed table must record the same. Every file problem is found now, not
-    after the training."""
+              rule: Rule | None = None, announce: bool = True, learns: dict | None = None) -> Run:
+    """The table run the command line ``args`` asks for, learning by ``rule``; with ``announce``
+    print one line that says what will be trained. ``learns``: how its rule learns, recorded in
+    its tables (e.g. MC's refinements); a resumed table must record the same. Every file problem
+    is found now, not after the training."""
     recorded = {"algorithm": algorithm, **(learns or {})}
     env = TicTacToe()
-    self_play = is_self_play(args)
-    side = X if self_play else SIDES[args.side]
+    side = learner_side(args)
     player1 = make_learner(side, env, args.seed, args.epsilon, args.epochs)
-    if self_play:
+    if is_self_play(args):
         player2 = make_learner(-side, env, args.seed, args.epsilon, args.epochs, role="opponent")
     else:
         player2 = make_opponent(args.opponent, -side, env, args.seed)
-    learners = learners_of(player1, player2)
-    default = cli.repository_file("Data/" + out_name.format(side="self" if self_play else args.side))
-    run = Run(learners, player2, env, args.out or args.resume or default, args.epochs,
-              args.gamma, args.alpha, label=f"{algorithm} {symbol(side)}", plot=args.plot)
+    learners = [TableLearner(agent, rule, args.gamma, args.alpha)
+                for agent in learners_of(player1, player2)]
+    path = default_path(args, out_name)
+    run = Run(learners, player2, env, table_paths(path, len(learners)), args.epochs,
+              label=f"{algorithm} {symbol(side)}")
     for where in run.paths:
         check_writable(where, force=args.force)
     if args.resume:
         run.start = resume_all(args.resume, learners, args.epochs, recorded)
-    for agent in learners:
-        agent.meta = describe_run(algorithm, agent.player, args, run.start) | recorded
-    who = "X and O by self-play" if self_play else f"{args.side} against {args.opponent}"
+    for learner in learners:
+        side_name = symbol(learner.agent.player)
+        learner.describe(describe_run(algorithm, side_name, args, run.start) | recorded)
     settings = (f"gamma {args.gamma}, alpha {args.alpha}, epsilon {args.epsilon}, "
                 f"seed {args.seed}")
-    if args.plot:
-        run.curve = Learning_Curve(learners, side, run.start, args.epochs,
-                                   f"{title}: {who}, {settings}")
+    attach_curve(run, args, f"{title}: {who_learns(args)}, {settings}")
     if announce:
-        print(f"{title}: {who}, {args.epochs:,} episodes, {settings}")
+        print(f"{title}: {who_learns(args)}, {args.epochs:,} episodes, {settings}")
     return run

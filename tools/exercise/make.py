@@ -40,8 +40,10 @@ from tools.exercise.students import (  # noqa: E402
 # The course-compatibility tests and the book's files hold whole solutions (the course's scripts,
 # the book's program), and the project's own CI is not the students'. The classroom notebook
 # draws learning curves, which only the solved trainer records. The benchmark times the solved
-# trainers (`make bench` is a teachers' target).
-TEACHERS_ONLY = ("tools/exercise/", "tests/test_exercise.py",
+# trainers (`make bench` is a teachers' target). Expected SARSA is a solved temporal-difference
+# rule: with epsilon 0 it is Q-learning, the answer to piece 5.
+TEACHERS_ONLY = ("ExpectedSARSA_Trainer.py", "tests/test_expected_sarsa.py",
+                 "tools/exercise/", "tests/test_exercise.py",
                  "tests/test_selfcheck.py", "tests/test_selfcheck_verdicts.py",
                  "tests/test_selfcheck_forgery.py",
                  "tests/test_classroom.py",

@@ -22,8 +22,9 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import DQN_Trainer  # noqa: E402  (the project root must be on the path first)
-from neural.command import build_run, parse_arguments  # noqa: E402
-from neural.loop import train  # noqa: E402
+from training.dqn import build_network_run  # noqa: E402
+from training.dqn_options import parse_network_arguments  # noqa: E402
+from training.loop import learn_from_games, train_loop  # noqa: E402
 
 # A good file: a short run with these flags (the shapes below are those of --hidden 64,64);
 # RESUME goes on from it, as --resume must, with the same --hidden.
@@ -34,9 +35,10 @@ BOMB_BYTES = 4_400_000_000            # what the 4 MB deflate bomb of issue 21 i
 
 def good_network(path: str) -> bytes:
     """Train a network for a few games (no report) and save it at ``path``; its bytes."""
-    args = parse_arguments("hostile", "", DQN_Trainer.DEFAULTS, [*GOOD_RUN, "--out", path])
+    args = parse_network_arguments("hostile", "", DQN_Trainer.DEFAULTS, [*GOOD_RUN, "--out", path])
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        train(build_run(args, DQN_Trainer.DEFAULTS, "hostile"), show_progress=False)
+        run = build_network_run(args, DQN_Trainer.DEFAULTS, "hostile")
+        train_loop(run, learn_from_games(run), show_progress=False)
     return Path(path).read_bytes()
 
 

@@ -1,0 +1,151 @@
+"""The layers are what docs/ARCHITECTURE.md says: every module outside tests/ is parsed with
+``ast``, the graph of its imports is built (imports inside functions count), and the test checks
+that no import runs up a floor (the floors are read from the document's ``floors`` block, so the
+two cannot disagree), that no top-level modules or packages import one another round a circle,
+and that neither do the modules inside a package. Nothing is exempt."""
+
+import ast
+import fnmatch
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+# Not the project's modules: the tests, the book's stand-alone chapter files, the environment.
+OUTSIDE = {"tests", "book", "docs", "notebooks", "Data"}
+FLOORS_BLOCK = re.compile(r"^```floors\n(.*?)^```", re.S | re.M)
+
+def project_modules() -> dict[str, Path]:
+    """``{dotted name: file}`` of every module of the project."""
+    found = {}
+    for path in ROOT.rglob("*.py"):
+        parts = path.relative_to(ROOT).parts
+        if parts[0] in OUTSIDE or any(part.startswith(".") for part in parts):
+            continue
+        name = ".".join(parts)[:-len(".py")]
+        found[name.removesuffix(".__init__")] = path
+    return found
+
+
+MODULES = project_modules()
+
+
+def resolve(name: str) -> str | None:
+    """The project module an imported name lives in (``a.b.c`` -> ``a.b`` when ``c`` is a name
+    in ``a/b.py``), or None for a module from elsewhere."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def imported_by(name: str) -> set[str]:
+    """The project modules that module ``name`` imports, anywhere in its code."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(filter(None, (resolve(alias.name) for alias in node.names)))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(parent + ([node.module] if node.module else []))
+            found.update(filter(None, (resolve(f"{base}.{alias.name}") for alias in node.names)))
+    return found - {name}
+
+
+GRAPH = {name: imported_by(name) for name in MODULES}
+
+
+def floors() -> list[list[str]]:
+    """The names of each floor, top first, from docs/ARCHITECTURE.md."""
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    block = FLOORS_BLOCK.search(text)
+    assert block, "docs/ARCHITECTURE.md has no ```floors block"
+    return [line.split()[1:] for line in block.group(1).splitlines() if line.strip()]
+
+
+def floor_of(name: str, levels: list[list[str]]) -> int:
+    """The floor (0 = top) of module ``name``: that of the longest entry naming it or a package
+    it is in."""
+    best, floor = -1, None
+    for number, entries in enumerate(levels):
+        for entry in entries:
+            if fnmatch.fnmatchcase(name, entry) or name == entry or name.startswith(entry + "."):
+                if len(entry) > best:
+                    best, floor = len(entry), number
+    assert floor is not None, f"{name} is on no floor of docs/ARCHITECTURE.md"
+    return floor
+
+
+def circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """The strongly connected components of more than one node (Tarjan's algorithm)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in graph.get(node, ()):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = set()
+            while True:
+                other = stack.pop()
+                on_stack.discard(other)
+                component.add(other)
+                if other == node:
+                    break
+            if len(component) > 1:
+                found.append(frozenset(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def top(name: str) -> str:
+    return name.split(".")[0]
+
+
+def test_the_graph_sees_the_imports_it_should():
+    """The parser finds what is there: a plain import, a from-import of a name, a lazy import."""
+    assert {"Agent", "exploration.schedules", "tables.files"} <= GRAPH["AI_Agent"]
+    assert "neural.agent" in GRAPH["players.specs"]          # inside make_agent
+    assert "training.rules" in GRAPH["SARSA_Trainer"]
+
+
+def test_every_module_is_on_a_floor():
+    levels = floors()
+    assert [len(level) > 0 for level in levels] == [True, True, True]
+    for name in MODULES:
+        floor_of(name, levels)
+
+
+def test_no_import_runs_up_a_floor():
+    levels = floors()
+    upward = {(name, other) for name, others in GRAPH.items() for other in others
+              if floor_of(other, levels) < floor_of(name, levels)}
+    assert upward == set()
+
+
+def test_no_circle_between_top_level_modules_and_packages():
+    graph: dict[str, set[str]] = {}
+    for name, others in GRAPH.items():
+        graph.setdefault(top(name), set()).update(top(other) for other in others
+                                                  if top(other) != top(name))
+    assert circles(graph) == []
+
+
+@pytest.mark.parametrize("package", sorted({top(name) for name in MODULES if "." in name}))
+def test_no_circle_inside_a_package(package):
+    inside = {name: {other for other in others if top(other) == package}
+              for name, others in GRAPH.items() if top(name) == package}
+    assert circles(inside) == []

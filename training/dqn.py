@@ -1,0 +1,164 @@
+"""The network's learner and run (``DQN_Trainer.py``): the same ``Run``, loop and report as the
+tables', with a network in place of the Q-table.
+
+``NetworkLearner`` is one network that plays one side, or both in self-play: every game's
+learning steps (SPEC section 2: the learner's move plus the opponent's reply; rewards X's,
+negated for O) go into its replay memory, and after the game it takes one optimiser step per
+``steps_per_update`` new steps, its learning rate falling from ``--alpha`` to ``--final-alpha``.
+``build_network_run`` makes the run from the command line: a fresh or resumed network, its
+agents, the opponent, the file, the learning curve, every file problem found before training.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import torch
+
+from Agent import Agent
+from Episode import learning_steps
+from exploration.schedules import Schedule
+from neural.agent import DQNAgent
+from neural.files import check_writable, load_network, save_or_keep
+from neural.learner import DQNLearner, learning_rate
+from neural.network import QNetwork
+from neural.replay import Replay
+from neural.report import perfect_share
+from State import State, symbol
+from TicTacToe import TicTacToe
+from training.dqn_options import NetworkDefaults
+from training.report import exact_report
+from training.run import (Run, attach_curve, check_more_to_do, default_path, learner_seed,
+                          learner_side, make_opponent, who_learns)
+from training.options import is_self_play
+
+
+class NetworkLearner:
+    """``agents`` (sharing ``learner.network``) learning by ``learner``; Adam's rate falls from
+    ``alpha`` to ``final_alpha`` over ``schedule_epochs`` episodes (a resumed run's plan)."""
+    noun = "network"
+
+    def __init__(self, agents: list[DQNAgent], learner: DQNLearner, alpha: float,
+                 final_alpha: float, schedule_epochs: int) -> None:
+        self.agents, self.learner = agents, learner
+        self.alpha, self.final_alpha, self.schedule_epochs = alpha, final_alpha, schedule_epochs
+        self.meta: dict = {}
+        self.losses: list[float] = []      # since the last progress note
+
+    def learn(self, moves: list[tuple], final: State, epoch: int) -> None:
+        learner = self.learner
+        for agent in self.agents:
+            learner.remember(learning_steps(moves, agent.player), final, agent.player)
+        learner.set_learning_rate(learning_rate(self.alpha, self.final_alpha, epoch,
+                                                self.schedule_epochs))
+        self.losses += learner.catch_up()
+
+    def save(self, path: str, episodes_done: int) -> None:
+        """The network with its record, its episode count and Adam's state (to resume); where
+        ``path`` cannot be written, into a fallback file that ``NotSaved`` names."""
+        sides = tuple(agent.player for agent in self.agents)
+        meta = dict(self.meta, episodes_done=episodes_done)
+        save_or_keep(path, self.learner.network, sides, meta, self.learner.optimizer.state_dict())
+
+    def describe(self, record: dict) -> None:
+        self.meta = record
+
+    def note(self) -> str:
+        """``huber 0.0123``: the mean loss of the optimiser steps since the last note."""
+        text = f"huber {sum(self.losses) / len(self.losses):.4f}" if self.losses else ""
+        self.losses.clear()
+        return text
+
+    def report(self, agent: Agent, path: str) -> str:
+        """The exact report and the share of the side's positions where its move keeps the
+        perfect-play value."""
+        right, total = perfect_share(agent, agent.player)
+        return (f"{exact_report(agent, path)}\n"
+                f"perfect moves: {right:,} of {total:,} {symbol(agent.player)} positions "
+                f"({right / total:.2%}); the others: python Tester.py --mistakes {path}")
+
+
+def pick_device(choice: str) -> str:
+    """``cpu`` or ``cuda`` for the ``--device`` choice; ``ValueError`` if cuda is missing."""
+    if choice == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if choice == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device cuda: torch finds no CUDA device here; use --device cpu")
+    return choice
+
+
+def network_record(args: argparse.Namespace, sides: tuple[int, ...], device: str,
+                   schedule: int, decay: int) -> dict:
+    """How the network was trained, saved inside its file (no clock time: the same seed gives
+    the same weights). ``schedule``: the episodes alpha falls over; ``decay``: the episodes
+    epsilon falls over. (Its keys keep their order: the file is the same bytes for a seed.)"""
+    return {"algorithm": "DQN", "side": "".join(symbol(s) for s in sides),
+            "opponent": args.opponent, "epochs": args.epochs, "gamma": args.gamma,
+            "alpha": args.alpha, "final_alpha": args.final_alpha, "epsilon": args.epsilon,
+            "schedule_games": schedule, "epsilon_decay_games": decay,
+            "seed": args.seed, "hidden": ",".join(map(str, args.hidden)), "batch": args.batch,
+            "memory": args.memory, "sync": args.sync, "steps_per_update": args.steps_per_update,
+            "device": device}
+
+
+def resumed(path: str, args: argparse.Namespace, sides: tuple[int, ...]) -> tuple:
+    """``(network, Adam's state, episodes done, (episodes planned, epsilon's decay episodes))``
+    of the file ``--resume`` names, checked against this run: the schedules go on as they
+    began."""
+    saved = load_network(path)
+    done, planned, decay = (saved.meta.get(key) for key in
+                            ("episodes_done", "schedule_games", "epsilon_decay_games"))
+    if saved.sides != sides:
+        raise ValueError(f"{path}: plays {''.join(symbol(s) for s in saved.sides)}, this run "
+                         f"trains {''.join(symbol(s) for s in sides)}; give the same --side and "
+                         "--opponent")
+    if not all(isinstance(n, int) and n >= 0 for n in (done, planned, decay)) \
+            or saved.optimizer is None:
+        raise ValueError(f"{path}: records no episode count or optimiser state, so it cannot "
+                         "be resumed; start afresh")
+    if saved.network.hidden != tuple(args.hidden):
+        raise ValueError(f"{path}: has hidden layers {','.join(map(str, saved.network.hidden))}; "
+                         "resume it with the same --hidden")
+    if saved.meta.get("epsilon") != args.epsilon:
+        raise ValueError(f"{path}: was trained with --epsilon {saved.meta.get('epsilon')}; resume "
+                         "it with the same --epsilon")
+    check_more_to_do(path, done, args.epochs)
+    return saved.network, saved.optimizer, done, (planned, decay)
+
+
+def build_network_run(args: argparse.Namespace, defaults: NetworkDefaults, title: str) -> Run:
+    """The run ``args`` asks for; prints one line that says what will be trained."""
+    self_play = is_self_play(args)
+    side = learner_side(args)
+    sides = (side, -side) if self_play else (side,)
+    device = pick_device(args.device)
+    path = default_path(args, defaults.out_name)
+    if args.resume:     # first: what is wrong with the file says more than "not a network"
+        network, optimizer, start, (schedule, decay) = resumed(args.resume, args, sides)
+    check_writable(path, force=args.force)
+    if not args.resume:
+        decay = Schedule(args.epsilon, span=args.epsilon_span).window(args.epochs)
+        optimizer, start, schedule = None, 0, args.epochs
+        with torch.random.fork_rng(devices=[]):    # seeds the weights, leaves torch's RNG be
+            torch.manual_seed(args.seed)
+            network = QNetwork(args.hidden)
+    network.to(device)
+    env = TicTacToe()
+    agents = [DQNAgent(s, env, network=network, train=True, epsilon=args.epsilon,
+                        decay_epochs=decay, seed=learner_seed(args.seed, role))
+              for s, role in zip(sides, ("learner", "opponent"))]
+    opponent = agents[1] if self_play else make_opponent(args.opponent, -side, env, args.seed)
+    replay = Replay(args.memory, args.seed, device)
+    learner = NetworkLearner(agents, DQNLearner(network, replay, args.gamma, args.alpha,
+                                                 args.batch, args.steps_per_update, args.sync,
+                                                 optimizer),
+                             args.alpha, args.final_alpha, schedule)
+    learner.describe(network_record(args, sides, device, schedule, decay))
+    run = Run([learner], opponent, env, [path], args.epochs, start=start,
+              label=f"DQN {''.join(symbol(s) for s in sides)}")
+    who = who_learns(args, "X and O by self-play (one network)")
+    settings = (f"gamma {args.gamma}, alpha {args.alpha} -> {args.final_alpha:g}, epsilon "
+                f"{args.epsilon}, hidden {','.join(map(str, args.hidden))}, seed {args.seed}")
+    attach_curve(run, args, f"{title}: {who}, {settings}")
+    print(f"{title}: {who}, {args.epochs:,} episodes, {settings}, on {device}")
+    return run

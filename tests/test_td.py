@@ -303,7 +303,7 @@ def test_the_figure_has_the_lectures_panels_with_the_recorded_data(tmp_path, cap
     assert len(figure.axes) == 4
     assert titles[0].startswith("Mean outcome for X") and titles[1].startswith("Wins, losses")
     assert titles[2] == "Exploration rate epsilon" and "exact results" in titles[3]
-    assert all(ax.get_xlabel() == "games" for ax in figure.axes)
+    assert all(ax.get_xlabel() == "episodes" for ax in figure.axes)
     assert all(ax.get_ylabel() for ax in figure.axes)
     mean_line = figure.axes[0].get_lines()[0]        # then the zero line
     assert len(mean_line.get_xdata()) == BINS

@@ -69,16 +69,17 @@ def test_only_seconds_and_rates_are_ignored_when_figures_are_compared():
 
 
 # A measured figure typed into the prose goes stale unseen; one that a command prints belongs in a
-# marked block. Percentages outside the blocks are the ones below only.
+# marked block. Percentages, times and rates outside the blocks are the ones below only.
 NOT_MEASURED_HERE = {"98.9 %", "89.5 %",      # the tutorial's own figures, quoted as such
-                     "10 %"}                    # Nim's epsilon 0.1, a setting
-PERCENTAGE = re.compile(r"\d[\d,]*(\.\d+)? ?%")
+                     "10 %",                    # Nim's epsilon 0.1
+                     "0.1 s", "1 s", "20 s", "120 s"}    # time limits and delays: settings
+MEASURED = re.compile(r"\d[\d,]*(\.\d+)? ?(%|s\b|ms\b|seconds\b|games/s|episodes/s)")
 
 
-def test_no_percentage_is_typed_outside_the_marked_figures():
+def test_no_percentage_time_or_rate_is_typed_outside_the_marked_figures():
     for path in docs_figures.documents():
         prose = docs_figures.BLOCK.sub("", path.read_text(encoding="utf-8"))
-        typed = {match.group(0) for match in PERCENTAGE.finditer(prose)} - NOT_MEASURED_HERE
+        typed = {match.group(0) for match in MEASURED.finditer(prose)} - NOT_MEASURED_HERE
         assert not typed, f"{path.relative_to(ROOT)} types {sorted(typed)}: make it a figure"
 
 

@@ -38,7 +38,9 @@ from neural.report import dqn_report
 from State import symbol
 
 DEFAULTS = DQN_Defaults(
-    epochs=20_000,            # games
+    # games; with 40,000, seeds 1 and 4 reach 99.48 % against random as well (98.96 % at 20,000),
+    # in 2.3 times the CPU time, past the time the run may take
+    epochs=20_000,
     gamma=0.9,
     alpha=0.001,              # Adam's learning rate, falling linearly to ...
     final_alpha=0.00002,      # ... this at the last game

@@ -40,7 +40,9 @@ from training.loop import learn_from_games, train_loop
 from training.report import print_reports
 
 DEFAULTS = NetworkDefaults(
-    epochs=20_000,            # games
+    # episodes; with 40,000, seeds 1 and 4 reach 99.48 % against random as well (98.96 % at
+    # 20,000), in 2.3 times the CPU time, past the time the run may take
+    epochs=20_000,
     gamma=0.9,
     alpha=0.001,              # Adam's learning rate, falling linearly to ...
     final_alpha=0.00002,      # ... this at the last game

@@ -25,6 +25,9 @@ from tables.opcodes import Unlike, Unreadable, scan
 # A complete X table in the course's bulky format is about 2.6 MB; a file far larger is not a
 # table.
 MAX_FILE_BYTES = 16 * 2**20
+# A table's pickle: 16,384 entries (tables.opcodes.MAX_ENTRIES) in the course's format, about 300
+# bytes each, are 4.9 MB; one larger is refused from its declared size, before a byte is read.
+MAX_PICKLE_BYTES = 6 * 2**20
 MAX_MEMBERS = 16                # a torch.save archive of plain data has six
 MAX_RATIO = 100                 # torch.save stores members uncompressed (ratio 1)
 
@@ -77,6 +80,9 @@ def archive_pickle(data: bytes) -> bytes:
         name = members[0].filename.split("/", 1)[0] + "/data.pkl"
         for member in members:
             _check_member(member)
+        if archive.getinfo(name).file_size > MAX_PICKLE_BYTES:
+            raise Unlike(f"a data.pkl of {archive.getinfo(name).file_size:,} bytes (a table's "
+                         f"is at most about 5 MB)")
         with archive.open(name) as stream:
             pickled = stream.read(MAX_FILE_BYTES + 1)
     except KeyError:

@@ -32,6 +32,9 @@ MAX_DEPTH = 16
 # Parts of the whole table written out in full: 18 an entry in our format, 84 in the course's.
 MAX_PARTS = 2_000_000
 MAX_TEXT = 64 * 2**10           # longest text or bytes: a note in the meta
+# Values waiting on the stack at once: a dict's entries come in batches of 1,000 (2,000 values),
+# so a file that piles up more is refused after a few thousand instructions, not 800,000.
+MAX_STACK = 4_096
 _TOO_DEEP = f"values nested more than {MAX_DEPTH} deep (a table nests 8 deep at most)"
 
 
@@ -99,6 +102,9 @@ def scan(pickled: bytes | io.BytesIO) -> None:
                 model.refuse(op.name, arg)
             elif step(arg):     # STOP
                 return
+            if len(model.stack) > MAX_STACK:
+                raise Unlike(f"more than {MAX_STACK:,} values on the pickle's stack at once (a "
+                             "table has at most about 2,000)")
             if count >= MAX_OPS:
                 raise Unlike(f"more than {MAX_OPS:,} pickle instructions (a table needs at "
                              "most about 656,000)")

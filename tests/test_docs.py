@@ -68,6 +68,33 @@ def test_only_seconds_and_rates_are_ignored_when_figures_are_compared():
     assert docs_figures.comparable("wins 98.9583%") != docs_figures.comparable("wins 99.4792%")
 
 
+# A measured figure typed into the prose goes stale unseen; one that a command prints belongs in a
+# marked block. Percentages, times and rates outside the blocks are the ones below only.
+NOT_MEASURED_HERE = {"98.9 %", "89.5 %",      # the tutorial's own figures, quoted as such
+                     "10 %",                    # Nim's epsilon 0.1
+                     "0.1 s", "1 s", "20 s", "120 s"}    # time limits and delays: settings
+MEASURED = re.compile(r"\d[\d,]*(\.\d+)? ?(%|s\b|ms\b|seconds\b|games/s|episodes/s)")
+
+
+def test_no_percentage_time_or_rate_is_typed_outside_the_marked_figures():
+    for path in docs_figures.documents():
+        prose = docs_figures.BLOCK.sub("", path.read_text(encoding="utf-8"))
+        typed = {match.group(0) for match in MEASURED.finditer(prose)} - NOT_MEASURED_HERE
+        assert not typed, f"{path.relative_to(ROOT)} types {sorted(typed)}: make it a figure"
+
+
+def test_a_figure_typed_into_a_block_is_found_different_from_what_its_command_prints(tmp_path):
+    document = tmp_path / "doc.md"
+    typed = "<!-- figures:dqn -->\n    exact vs random  : wins 99.4792%\n<!-- /figures -->\n"
+    document.write_text(typed, encoding="utf-8")
+    printed = "\n    exact vs random  : wins 98.9583%\n"
+    assert docs_figures.replace(document, "dqn", printed, write=False)
+    assert document.read_text(encoding="utf-8") == typed          # --check writes nothing
+    assert docs_figures.replace(document, "dqn", printed, write=True)
+    assert "98.9583%" in document.read_text(encoding="utf-8")
+    assert not docs_figures.replace(document, "dqn", printed, write=False)
+
+
 def check_figures(cost: str) -> None:
     done = subprocess.run([sys.executable, "tools/docs_figures.py", "--check", "--cost", cost],
                           cwd=ROOT, capture_output=True, text=True, timeout=1800)

@@ -30,7 +30,8 @@ from players.minimax import Minimax_Agent
 from Random_Agent import Random_Agent
 from State import O, X, State, all_states, parse_moves
 
-pytestmark = pytest.mark.slow   # trains networks, most cases in a process of their own
+# The quick suite: every unit, the bad input, and tiny runs end to end; the full suite (slow) the
+# runs of thousands of games, the processes of their own, and the default runs' target.
 
 ROOT = Path(__file__).resolve().parent.parent
 # The trainer groups a game into learning steps with Episode.learning_steps, exercise piece 5: the
@@ -39,7 +40,8 @@ needs_learning_steps = pytest.mark.exercise_piece(5)
 SHORT = 3_000                 # games of the "does it learn" run
 LEARNED_WINS = 0.97           # its exact wins against random after SHORT games (untrained: ~0.6;
                               # seeds 1-3 reach 98.4-99.5 %)
-TINY = 400                    # games of the runs that only check files and repeatability
+TINY = 100                    # games of the runs that only check files and repeatability
+SMALL_NET = ("--hidden", "16", "--batch", "16")
 
 
 def train(tmp_path: Path, *args: str) -> str:
@@ -282,6 +284,7 @@ def test_loading_never_runs_code_from_the_file(tmp_path):
         load_network(str(path))
 
 
+@pytest.mark.slow       # the 3,000-game network
 @needs_learning_steps
 def test_a_network_for_x_is_refused_for_o(learned):
     path, _ = learned
@@ -290,6 +293,7 @@ def test_a_network_for_x_is_refused_for_o(learned):
         make_dqn_agent(str(path), O)
 
 
+@pytest.mark.slow       # the 3,000-game network
 @needs_learning_steps
 def test_the_network_s_view_shows_its_values_with_the_greedy_move_bracketed(learned):
     path, _ = learned
@@ -305,6 +309,7 @@ def test_the_network_s_view_shows_its_values_with_the_greedy_move_bracketed(lear
         show_network_q(str(path), "0,0 1,0 0,1 1,1 0,2")
 
 
+@pytest.mark.slow       # the 3,000-game network
 @needs_learning_steps
 def test_the_game_window_plays_a_network_named_by_its_file(learned):
     """Game.py takes a network as it takes a table (headless here), and the header names it by
@@ -322,6 +327,7 @@ def test_the_game_window_plays_a_network_named_by_its_file(learned):
     assert score and score[1] == path.stem and sum(map(int, score.groups()[1:])) == 3
 
 
+@pytest.mark.slow       # the 3,000-game network
 @needs_learning_steps
 def test_tester_shows_a_network_s_values_as_it_shows_a_table_s(learned):
     path, _ = learned
@@ -368,6 +374,7 @@ def test_mistakes_lists_exactly_the_positions_that_lose_value():
 
 # --- the trainer --------------------------------------------------------------------------------
 
+@pytest.mark.slow       # the 3,000-game network
 @needs_learning_steps
 def test_a_short_run_learns_and_reports_exactly(learned):
     path, printed = learned
@@ -411,7 +418,7 @@ def test_a_default_run_reaches_the_target(tmp_path, opponent, seed):
 def test_the_same_seed_gives_the_same_weights(tmp_path):
     def weights(seed, name):
         train(tmp_path, "--epochs", str(TINY), "--seed", str(seed), "--out", str(tmp_path / name),
-              "--batch", "32")
+              *SMALL_NET)
         return load_network(str(tmp_path / name)).network.state_dict()
     first, again, other = weights(7, "a.pt"), weights(7, "b.pt"), weights(8, "c.pt")
     assert all(torch.equal(first[name], again[name]) for name in first)
@@ -422,7 +429,7 @@ def test_the_same_seed_gives_the_same_weights(tmp_path):
 def test_self_play_saves_one_network_for_both_sides_and_draws_curves(tmp_path):
     path, plot = tmp_path / "self.pt", tmp_path / "curves.png"
     printed = train(tmp_path, "--opponent", "self", "--epochs", str(TINY), "--seed", "2",
-                    "--out", str(path), "--plot", str(plot), "--batch", "32")
+                    "--out", str(path), "--plot", str(plot), *SMALL_NET)
     assert load_network(str(path)).sides == (X, O)
     assert make_dqn_agent(str(path), O).player == O
     assert "X network:\n" in printed and "O network:\n" in printed
@@ -433,10 +440,10 @@ def test_self_play_saves_one_network_for_both_sides_and_draws_curves(tmp_path):
 @needs_learning_steps
 def test_resume_goes_on_from_the_saved_game_count(tmp_path):
     path = tmp_path / "r.pt"
-    train(tmp_path, "--epochs", str(TINY), "--seed", "4", "--out", str(path), "--batch", "32")
+    train(tmp_path, "--epochs", str(TINY), "--seed", "4", "--out", str(path), *SMALL_NET)
     steps = load_network(str(path)).network.updates
     printed = train(tmp_path, "--resume", str(path), "--epochs", str(2 * TINY), "--seed", "4",
-                    "--batch", "32")
+                    *SMALL_NET)
     assert f"Trained {TINY:,} episodes" in printed
     saved = load_network(str(path))
     assert saved.meta["episodes_done"] == 2 * TINY and saved.network.updates > steps
@@ -535,6 +542,7 @@ def test_a_network_that_is_not_finite_is_never_saved_over_a_good_file(tmp_path):
     assert path.read_bytes() == good and os.listdir(tmp_path) == ["n.pt"]
 
 
+@pytest.mark.slow       # a process of its own
 @needs_learning_steps
 @pytest.mark.skipif(os.name != "posix", reason="sends a POSIX SIGINT")
 def test_ctrl_c_once_training_and_the_report_are_done_still_exits_130(tmp_path):
@@ -552,6 +560,7 @@ def test_ctrl_c_once_training_and_the_report_are_done_still_exits_130(tmp_path):
     assert load_network(str(tmp_path / "n.pt")).meta["episodes_done"] == 30
 
 
+@pytest.mark.slow       # a process of its own
 @needs_learning_steps
 @pytest.mark.skipif(os.name != "posix", reason="sends a POSIX SIGINT")
 def test_ctrl_c_saves_the_network_and_exits_130(tmp_path):

@@ -21,7 +21,23 @@ from tables import course_files, files as Q_Table
 from tables.files import TableError, load_table
 from neural.files import NetworkError, load_network
 from tools.hostile.networks import NETWORKS, RESUME, RESUMES, deflate_bomb, good_network
-from tools.hostile.tables import HOSTILE, ZIPPED, as_torch_zip, name, text
+from tables import opcodes
+from tools.hostile.tables import HOSTILE, ZIPPED, as_torch_zip, colliding_keys, lying_zip64, \
+    many_members, many_valid_entries, name, put, text, zip_bomb
+
+# Files that take a second or more to build (or, at 800,000 instructions, to walk): the full suite
+# reads them; the quick one reads smaller files of the same kinds (below), refused by the same
+# checks.
+SLOW_TO_BUILD = {"a 262 KB zip of 256 MiB of data.pkl", "15 MB in the course's format",
+                 "800,000 memo writes of one value",
+                 "a 5.5 MB table of 24 dicts of colliding integer keys",
+                 "a zip64 end record of 120,000 members past a classic one of six",
+                 "a zip of 20,000 members"}
+
+
+def kinds(names) -> list:
+    return [pytest.param(kind, marks=pytest.mark.slow) if kind in SLOW_TO_BUILD else kind
+            for kind in names]
 
 
 @functools.lru_cache(maxsize=None)
@@ -43,7 +59,7 @@ def assert_one_line(error: TableError, path, words: str) -> None:
     assert "use a table saved by" in message or "copy it again" in message, message
 
 
-@pytest.mark.parametrize("kind", [*HOSTILE, *ZIPPED])
+@pytest.mark.parametrize("kind", kinds([*HOSTILE, *ZIPPED]))
 def test_a_hostile_file_is_refused_with_one_line(tmp_path, kind):
     path, words = write_hostile(tmp_path, kind)
     with pytest.raises(TableError) as caught:
@@ -102,13 +118,47 @@ NEW_TABLES = ["a 5.5 MB table of 24 dicts of colliding integer keys",
               "two members of the same name", "an empty Q dict with a side"]
 
 
-@pytest.mark.parametrize("kind", NEW_TABLES)
+@pytest.mark.parametrize("kind", kinds(NEW_TABLES))
 def test_a_hostile_table_is_refused_by_the_tester_in_one_line(tmp_path, kind, capsys):
     path, words = write_hostile(tmp_path, kind)
+    assert_refused_by_the_tester(path, words, capsys)
+
+
+def assert_refused_by_the_tester(path: Path, words: str, capsys) -> None:
     before = path.read_bytes()
     status, lines, _ = command_line(Tester.main, ["--show-q", str(path)], capsys)
     assert status == 2 and len(lines) == 1 and words in lines[0], lines
     assert path.read_bytes() == before
+
+
+SMALL_VERSIONS = {   # of SLOW_TO_BUILD: the same kind of file, the same check
+    "a zip member of 20 MiB": (lambda: zip_bomb(20 * 2**20), "a zip member of 20,971,"),
+    "a 7 MB data.pkl": (lambda: as_torch_zip(many_valid_entries(7 * 2**20)), "a data.pkl of 7,"),
+    "a dict of 2,000 colliding integer keys": (lambda: as_torch_zip(colliding_keys(1, 2_000)),
+                                               "a dict keyed by numbers"),
+    "a zip64 end record of 100 members": (lambda: lying_zip64(100), "a zip archive of 100 members"),
+    "a zip of 100 members": (lambda: many_members(100), "a zip archive of 100 members"),
+}
+
+
+@pytest.mark.parametrize("kind", SMALL_VERSIONS)
+def test_small_versions_of_the_costly_files_are_refused_by_the_same_checks(tmp_path, kind,
+                                                                         capsys):
+    build, words = SMALL_VERSIONS[kind]
+    path = tmp_path / "hostile.pth"
+    path.write_bytes(build())
+    with pytest.raises(TableError) as caught:
+        load_table(path)
+    assert_one_line(caught.value, path, words)
+    assert_refused_by_the_tester(path, words, capsys)
+
+
+def test_the_instruction_limit_refuses_a_long_walk_of_harmless_steps(monkeypatch):
+    """800,000 memo writes (the full suite's file) at a limit of 1,000."""
+    monkeypatch.setattr(opcodes, "MAX_OPS", 1_000)
+    with pytest.raises(opcodes.Unlike, match="more than 1,000 pickle instructions"):
+        opcodes.scan(pickle.PROTO + b"\x02" + pickle.NONE + put(0) * 2_000 + pickle.STOP)
+    opcodes.scan(pickle.PROTO + b"\x02" + pickle.NONE + put(0) * 900 + pickle.STOP)
 
 
 @pytest.fixture(scope="module")

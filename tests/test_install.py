@@ -137,14 +137,18 @@ def test_without_an_nvidia_gpu_make_asks_for_the_cpu_torch_first():
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
-def test_make_notebook_opens_jupyterlab_from_the_extras():
-    jupyter = Path(sys.executable).parent / "jupyter"
-    if not jupyter.is_file():
-        pytest.skip("JupyterLab: the optional extras are not installed (make extras)")
+def test_make_notebook_installs_the_extras_then_opens_jupyterlab_on_the_notebooks():
     assert any(line.startswith("pip") or "requirements-extra.txt" in line
                for line in make_dry_run("notebook"))
     command = make_dry_run("notebook")[-1].split()
     assert command == [".venv/bin/python", "-m", "jupyter", "lab", "notebooks/"]
+
+
+@pytest.mark.slow      # starts JupyterLab; the dry run above is the quick suite's
+def test_the_jupyterlab_the_notebook_opens_is_the_pinned_one():
+    jupyter = Path(sys.executable).parent / "jupyter"
+    if not jupyter.is_file():
+        pytest.skip("JupyterLab: the optional extras are not installed (make extras)")
     version = subprocess.run([str(jupyter), "lab", "--version"], capture_output=True, text=True,
                              timeout=120)
     assert version.returncode == 0 and version.stdout.strip()[0].isdigit(), version.stderr

@@ -604,6 +604,7 @@ def run_alone(folder, args, stdin=""):
                           text=True, timeout=120, env=env)
 
 
+@pytest.mark.slow      # the course's train(10000); the whole game below plays it at 200 games
 def test_copied_alone_play_py_is_the_courses(alone):
     result = run_alone(alone, ["play.py"])
     assert result.returncode == 0 and result.stderr == ""

@@ -22,7 +22,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tables.files import FORMAT_NAME, MAX_FILE_BYTES  # noqa: E402  (the root first)
+from tables.files import FORMAT_NAME  # noqa: E402  (the root first)
+from tables.guard import MAX_PICKLE_BYTES  # noqa: E402
 from tables.torch_format import torch_save_bytes  # noqa: E402
 
 # --- writing pickles by hand ----------------------------------------------------------------------
@@ -172,12 +173,15 @@ HOSTILE = {
     # The costliest instructions to walk, up to the limit on their number.
     "half a million one-tuples": (
         lambda: pickle.PROTO + b"\x02" + (number(1) + pickle.TUPLE1) * 500_000 + pickle.STOP,
-        "more than 800,000 pickle instructions"),
+        "values on the pickle's stack at once"),
     "a million empty dicts": (lambda: pickle.PROTO + b"\x02" + pickle.EMPTY_DICT * 10**6
-                              + pickle.STOP, "more than 800,000 pickle instructions"),
-    "16 MB of valid entries": (lambda: many_valid_entries(MAX_FILE_BYTES - 4096),
-                               "more than 16,384 entries"),
-    "15 MB in the course's format": (lambda: course_format(50_000), "more than"),
+                              + pickle.STOP, "values on the pickle's stack at once"),
+    "6 MB of valid entries": (lambda: many_valid_entries(MAX_PICKLE_BYTES - 4096),
+                              "more than 16,384 entries"),
+    "800,000 memo writes of one value": (
+        lambda: pickle.PROTO + b"\x02" + pickle.NONE + put(0) * 800_000 + pickle.STOP,
+        "more than 800,000 pickle instructions"),
+    "15 MB in the course's format": (lambda: course_format(50_000), "a data.pkl of"),
     # A State made by NEWOBJ and never given its board.
     "a State without its state": (
         lambda: table(entry(name("State", "State") + pickle.EMPTY_TUPLE + pickle.NEWOBJ
@@ -215,9 +219,12 @@ def colliding_keys(dicts: int = 24, entries: int = 11_000) -> bytes:
     compares with every key before it: 5.5 MB took 50-118 s to load)."""
     junk = b""
     for n in range(dicts):
-        keys = b"".join(pickle.LONG1 + bytes([10]) + (k * MERSENNE).to_bytes(10, "little")
-                        + real(0.0) for k in range(1, entries + 1))
-        junk += text(f"junk{n}") + pickle.EMPTY_DICT + pickle.MARK + keys + pickle.SETITEMS
+        keys = [pickle.LONG1 + bytes([10]) + (k * MERSENNE).to_bytes(10, "little") + real(0.0)
+                for k in range(1, entries + 1)]
+        # in batches of 1,000 entries, as pickle writes a dict
+        junk += text(f"junk{n}") + pickle.EMPTY_DICT + b"".join(
+            pickle.MARK + b"".join(keys[start:start + 1000]) + pickle.SETITEMS
+            for start in range(0, entries, 1000))
     return (pickle.PROTO + b"\x02" + pickle.EMPTY_DICT + pickle.MARK
             + text("format") + text(FORMAT_NAME) + text("version") + number(1) + text("side")
             + number(1) + text("meta") + pickle.EMPTY_DICT + text("Q") + pickle.EMPTY_DICT + junk

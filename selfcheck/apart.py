@@ -80,12 +80,14 @@ def read_all(descriptor: int) -> bytes:
     return b"".join(chunks)
 
 
-def judged(answer: dict, judge: Callable[[object], str]) -> dict:
+def judged(answer: dict, judge: Callable[[object], str | dict]) -> dict:
     """The verdict on a child's ``answer``: its own verdict if that is a failure, else the
-    parent's ``judge`` of its data (a ``Failure`` fails the piece)."""
+    parent's ``judge`` of its data (a ``Failure`` fails the piece): the message after "passed",
+    or the fields of the result (the training's figures)."""
     verdict, message = answer.get("verdict"), answer.get("message", "")
     if verdict in CHILD_VERDICTS and isinstance(message, str):
         return {"verdict": verdict, "message": message[:LONGEST_MESSAGE]}
     if verdict != PASSED or "data" not in answer:
         raise Failure("the check's run of your code sent back something that is not a result")
-    return {"verdict": PASSED, "message": judge(answer["data"])}
+    found = judge(answer["data"])
+    return {"verdict": PASSED, **(found if isinstance(found, dict) else {"message": found})}

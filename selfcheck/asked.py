@@ -59,10 +59,13 @@ def encode(value, depth: int = 0):
     if isinstance(value, (State, Live_State)):
         position = position_of(value)
         return {"state": [list(position.cells), position.player]}
-    if depth >= DEEPEST or not isinstance(value, (tuple, list, dict)) \
-            or len(value) > MOST_ITEMS:
-        return _shown(value) if depth < DEEPEST else {"shown": f"<a {type(value).__name__} "
-                                                                "nested too deep>"}
+    if not isinstance(value, (tuple, list, dict)):
+        return _shown(value)
+    if depth >= DEEPEST:
+        return {"shown": f"<a {type(value).__name__} nested too deep>"}
+    if len(value) > MOST_ITEMS:
+        return {"shown": f"<a {type(value).__name__} of {len(value):,} items, more than the "
+                         "check takes>"}
     if isinstance(value, dict):
         return {"dict": [[encode(key, depth + 1), encode(item, depth + 1)]
                          for key, item in list(value.items())]}

@@ -123,8 +123,8 @@ def check_learning_steps(ask) -> None:
                     state, action, None) for state, action, _ in moves]
             steps = asked.value(ask(["learning_steps", game, side]))
             if not isinstance(steps, list):
-                raise Failure("Episode.learning_steps must return a list of steps, got "
-                              f"{type(steps).__name__}")
+                got = repr(steps) if isinstance(steps, asked.Shown) else type(steps).__name__
+                raise Failure(f"Episode.learning_steps must return a list of steps, got {got}")
             if steps and isinstance(steps[-1], tuple) and len(steps[-1]) == 1:
                 raise Failure("Episode.learning_steps returns the steps alone: the final "
                               "position is not one of them (Generate_episode adds (final,))")

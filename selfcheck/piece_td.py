@@ -23,7 +23,8 @@ from TicTacToe import TicTacToe
 GAMMA, ALPHA = 0.9, 0.5
 # side, episode, values before, values after for SARSA, values after for Q-learning. The first
 # table holds a value for a move that is not legal in the next position (an occupied cell): a
-# max over every cell, not the legal actions, shows there.
+# max over every cell, not the legal actions, shows there; in the last, every legal move of the
+# next position has a value below 0: a max that starts at 0 shows there.
 CASES = [
     (X, [(".O....X..", (2, 2), 0), (".O..O.X.X", (1, 2), 0), ("OO..OXX.X", (0, 2), 1), "OOX.OXX.X"],
      {(".O..O.X.X", (1, 2)): 0.3, (".O..O.X.X", (2, 1)): 0.6, ("OO..OXX.X", (0, 2)): 0.5,
@@ -35,6 +36,10 @@ CASES = [
     (O, [("..X..OX..", (0, 1), 0), ("XOX..OX..", (2, 2), 1), "XOX.XOX.O"],
      {("XOX..OX..", (2, 2)): -0.3, ("XOX..OX..", (1, 0)): 0.25},
      [-0.135, -0.65], [0.1125, -0.65]),
+    (X, [(".O....X..", (2, 2), 0), (".O..O.X.X", (2, 1), 1), ".O..O.XXX"],
+     {(".O....X..", (2, 2)): 0.1, (".O..O.X.X", (0, 0)): -0.2, (".O..O.X.X", (0, 2)): -0.4,
+      (".O..O.X.X", (1, 0)): -0.1, (".O..O.X.X", (1, 2)): -0.3, (".O..O.X.X", (2, 1)): -0.5},
+     [-0.175, 0.25], [0.005, 0.25]),
 ]
 SARSA, Q_LEARNING = "SARSA_Trainer", "Q_Trainer"
 RULES = {SARSA: "r + gamma * Q(s', a') with a' the move played next",
@@ -60,6 +65,9 @@ MISTAKES = {
                                "the largest Q over the legal actions of the next state"},
     "illegal moves": "the max counted a move that is not legal in the next state (an occupied "
                      "cell): take it over next_state.legal_actions() only",
+    "max from 0": "the max gave 0, but every legal move of the next state is known and worth "
+                  "less: did the search for the largest value start at 0? Start from the first "
+                  "move's value (or -infinity)",
 }
 
 
@@ -171,10 +179,15 @@ def check_update(ask, rule: str) -> None:
 
 
 def mistake(rule: str, case: int, got: list) -> str | None:
-    """The mistake whose update gives the values ``got`` on ``case``, if one does."""
+    """The mistake whose update gives the values ``got`` on ``case``, among those that give the
+    right values on the cases before it (which the student's update passed)."""
     from selfcheck.reference import td_values   # only once the student's code has run
-    right = td_values(rule, CORRECT, case)
-    return next((model for model in MISTAKES if not all(
-        close(a, b) for a, b in zip(td_values(rule, model, case), right))
-        and all(close(value, want) for value, want in zip(got, td_values(rule, model, case)))),
-        None)
+
+    def same(a: list, b: list) -> bool:
+        return all(close(x, y) for x, y in zip(a, b))
+
+    return next((model for model in MISTAKES
+                 if all(same(td_values(rule, model, earlier), td_values(rule, CORRECT, earlier))
+                        for earlier in range(case))
+                 and not same(td_values(rule, model, case), td_values(rule, CORRECT, case))
+                 and same(got, td_values(rule, model, case))), None)

@@ -85,6 +85,7 @@ def td_values(rule: str, model: str, case: int) -> list[float]:
             else:
                 moves = ALL_CELLS if model == "illegal moves" else next_state.legal_actions()
                 following = max(Q.get((next_state, move), 0.0) for move in moves)
+                following = max(following, 0.0) if model == "max from 0" else following
             target = reward + GAMMA * (side * following if model == "negated target"
                                        else following)
         old = Q.get((state, action), 0.0)

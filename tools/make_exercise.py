@@ -44,7 +44,7 @@ from tools.exercise_students import (  # noqa: E402
 TEACHERS_ONLY = ("tools/make_exercise.py", "tools/exercise_templates.py",
                  "tools/exercise_students.py", "tools/exercise/", "tests/test_exercise.py",
                  "tests/test_selfcheck.py", "tests/test_selfcheck_verdicts.py",
-                 "tests/test_selfcheck_forgery.py",
+                 "tests/test_selfcheck_forgery.py", "tests/test_selfcheck_styles.py",
                  "tests/test_classroom.py",
                  "tools/grade.py", "tools/grading/", "tests/test_grade.py", "docs/GRADING.md",
                  "tests/test_grade_sandbox.py", "tests/test_grade_hostile.py",

@@ -67,6 +67,14 @@ Q_NUMPY = '''def update(Q, steps, final, side, gamma, alpha):
         old = Q.get((state, action), 0.0)
         Q[(state, action)] = old + alpha * (side * reward + gamma * following - old)
 '''
+# The final position as the last step's next state: it has no legal move, so its max is 0.
+Q_WITH_FINAL = '''def update(Q, steps, final, side, gamma, alpha):
+    following = [step[0] for step in steps[1:]] + [final]
+    for (state, action, reward), after in zip(steps, following):
+        best = max((Q.get((after, b), 0.0) for b in after.legal_actions()), default=0.0)
+        Q[(state, action)] = Q.get((state, action), 0.0) + alpha * (
+            side * reward + gamma * best - Q.get((state, action), 0.0))
+'''
 NIM_FIRST_OF_TIES = {
     "best_future_reward": '''    def best_future_reward(self, state):
         return max([self.get_q_value(state, move) for move in Nim.available_actions(state)],
@@ -145,6 +153,8 @@ PIECE_5 = {
                                               ": passed ("),
     "Q-learning, max over a generator": ("Q_Trainer.py", "update", Q_GENERATOR, ": passed ("),
     "Q-learning, numpy's max": ("Q_Trainer.py", "update", Q_NUMPY, ": passed ("),
+    "Q-learning that looks past the last step": ("Q_Trainer.py", "update", Q_WITH_FINAL,
+                                                 ": passed ("),
     "SARSA walked from the last step": ("SARSA_Trainer.py", "update", SARSA_REVERSED,
                                         "the steps must be updated first to last"),
     "SARSA reads the step's own pair": ("SARSA_Trainer.py", "update", SARSA_OWN_PAIR,

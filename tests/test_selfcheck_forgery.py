@@ -310,5 +310,6 @@ def test_piece_5_forgeries_get_no_points_through_grade_py(exercise, tmp_path):
     rows = read_rows(tmp_path / "report")
     for name in names:
         row = rows[name]
-        assert row["status"] == "graded" and verdicts(row)[4] == "failed", row
+        assert row["status"] == "graded" and verdicts(row)[4] == "failed", \
+            f"{name}: {row['status']}: {row['note']}"
         assert row["total"] == "0" and "\n" not in row["note"], row

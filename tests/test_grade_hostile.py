@@ -362,12 +362,14 @@ def test_a_class_of_crashers_gets_its_report(tmp_path):
 
 # --- signals and a full disk -------------------------------------------------------------------
 
-def sandbox_processes() -> list[int]:
-    """The processes running as one of the sandboxes' accounts."""
+def sandbox_processes(folder: Path) -> list[int]:
+    """The processes running as one of the sandboxes' accounts in a box under ``folder`` (a
+    grading run of another test on the machine has boxes of its own)."""
     found = []
     for entry in os.listdir("/proc"):
         try:
-            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid >= ACCOUNT_BASE:
+            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid >= ACCOUNT_BASE \
+                    and os.readlink(f"/proc/{entry}/cwd").startswith(str(folder)):
                 found.append(int(entry))
         except OSError:
             pass
@@ -391,7 +393,7 @@ def test_a_signal_stops_everything_and_keeps_the_report(tmp_path, number, status
     grader.communicate(timeout=60)
     assert grader.returncode == status
     assert not list(tmp_path.glob("grade-run-*")), "the run folder outlived the grader"
-    assert not sandbox_processes(), "a sandbox outlived the grader"
+    assert not sandbox_processes(tmp_path), "a sandbox outlived the grader"
     rows = read_rows(tmp_path / "grading-report")
     assert rows["stuck"]["status"] == STOPPED
 

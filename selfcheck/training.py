@@ -6,13 +6,13 @@
 cleanly once the time budget is spent. What is measured is the table main saved (or, stopped
 early, the learner's table as it stands), once ``selfcheck.saved`` finds it to be main's own:
 no shipped table, no pair from outside its episodes. It is measured exactly and saved for whoever
-wants it (the class grader measures it again with its own code).
+wants it (the class grader measures it again with its own code). The project's players and
+``random`` are seeded, so the same code gives the same table.
 
 Judged apart, as the pieces are: main runs in the student's process (``gather``), which saves
 the table into a folder and sends back what main did and the pairs its episodes held; the
 judging process (``judge``) reads the table from the file with the safe loader, checks it is
-main's own and measures it with the check's own greedy player, never the student's code. The project's players and
-``random`` are seeded, so the same code gives the same table.
+main's own and measures it with the check's own greedy player, never the student's code.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from selfcheck import piece_td
 ROOT = Path(__file__).resolve().parent.parent
 PIECE_5_FILES = ("Episode.py", "SARSA_Trainer.py", "Q_Trainer.py", "nim/nim.py")
 
-# --- piece 5, written otherwise -------------------------------------------------------------------
+# --- piece 5, written otherwise ------------------------------------------------------------------
 STEPS_BACKWARDS = '''def learning_steps(moves, side):
     steps, carried = [], 0
     for state, action, reward in reversed(moves):
@@ -247,7 +247,7 @@ def test_each_update_mistake_leaves_values_of_its_own():
                                                   if rule == piece_td.SARSA else set())
 
 
-# --- pieces 1-3, written otherwise ----------------------------------------------------------------
+# --- pieces 1-3, written otherwise ---------------------------------------------------------------
 EPSILON_CLAMPED = '''    def epsilon_greedy(self, epoch):
         return max(EPSILON_FINAL, EPSILON_START - (EPSILON_START - EPSILON_FINAL)
                    * epoch / self.decay_epochs)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import signal
 import sys
 from typing import Callable
 
@@ -57,16 +58,27 @@ def in_child(work: Callable[[], dict], closed: tuple[int, ...]) -> dict:
         finally:
             _exit(0)
     os.close(writing)
-    data = read_all(reading)
-    os.waitpid(pid, 0)
+    try:
+        data = read_all(reading)
+    finally:
+        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     try:
         answer = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         answer = None
     if not isinstance(answer, dict):
-        raise Failure("your code ended the check's run of it before it sent what it found (an "
-                      "exit(), os._exit(), a crash, or output that is not the check's)")
+        how = f"exit status {code}" if code >= 0 else f"killed by {signal_name(-code)}"
+        raise Failure(f"your code ended the check's run of it before it sent what it found "
+                      f"({how}: an exit(), os._exit(), a crash, or output that is not the "
+                      "check's)")
     return answer
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def read_all(descriptor: int) -> bytes:
@@ -80,12 +92,14 @@ def read_all(descriptor: int) -> bytes:
     return b"".join(chunks)
 
 
-def judged(answer: dict, judge: Callable[[object], str]) -> dict:
+def judged(answer: dict, judge: Callable[[object], str | dict]) -> dict:
     """The verdict on a child's ``answer``: its own verdict if that is a failure, else the
-    parent's ``judge`` of its data (a ``Failure`` fails the piece)."""
+    parent's ``judge`` of its data (a ``Failure`` fails the piece): the message after "passed",
+    or the fields of the result (the training's figures)."""
     verdict, message = answer.get("verdict"), answer.get("message", "")
     if verdict in CHILD_VERDICTS and isinstance(message, str):
         return {"verdict": verdict, "message": message[:LONGEST_MESSAGE]}
     if verdict != PASSED or "data" not in answer:
         raise Failure("the check's run of your code sent back something that is not a result")
-    return {"verdict": PASSED, "message": judge(answer["data"])}
+    found = judge(answer["data"])
+    return {"verdict": PASSED, **(found if isinstance(found, dict) else {"message": found})}

@@ -1,12 +1,15 @@
 """Piece 5's Nim part: the four ``NimAI`` functions the AI course's students write
 (``get_q_value``, ``update_q_value``, ``best_future_reward``, ``choose_action``), checked on
-hand-made cases whose answers are written out below. Each check raises ``Failure`` with a hint
-that names the mistake, or ``NotWritten`` while a function is still the stub."""
+hand-made cases whose answers are written out below. Each check asks the student's code its
+questions through ``ask`` (``selfcheck.asked``: answered in the student's process, judged in
+another) and raises ``Failure`` with a hint that names the mistake."""
 
 from __future__ import annotations
 
 import random
+from typing import Callable
 
+from selfcheck import asked
 from selfcheck.common import Failure, call, close, fmt
 
 START = (1, 3, 5, 7)
@@ -92,13 +95,68 @@ TIED = {(3, 2), (1, 3)}
 TIED_VALUES = {(START, (3, 2)): 0.5, (START, (1, 3)): 0.5, (START, (0, 1)): 0.25}
 
 
+GETS = [((1, 3, 5, 7), (3, 2), 0.7), ((1, 3, 5, 7), (0, 1), 0), ([0, 2, 5, 7], (1, 1), -0.3)]
+# name -> (the AI's epsilon, its self.q, the state, how many calls, the argument epsilon or
+# None for the default): the choose_action questions.
+CHOOSING = {
+    "greedy": (1.0, CHOICES, START, 50, False),   # must not explore, however high epsilon is
+    "unknown": (1.0, UNKNOWN_VALUES, UNKNOWN_STATE, 20, False),
+    "exploring": (EXPLORE, CHOICES, START, DRAWS, None),
+    "ties": (EXPLORE, TIED_VALUES, START, 50, False),
+    "no move left": (EXPLORE, {}, [0, 0, 0, 0], 2, False),
+    "no move left, exploring": (EXPLORE, {}, [0, 0, 0, 0], 2, True),
+}
+
+
 def check_nim(nim) -> None:
     """Check the four functions of ``nim.NimAI`` (``nim`` is the student's ``nim/nim.py``,
-    imported) in the order the student writes them; the first wrong one raises ``Failure``."""
-    check_get_q_value(nim)
-    check_update_q_value(nim)
-    check_best_future_reward(nim)
-    check_choose_action(nim)
+    imported), all in this process; the first wrong one raises ``Failure``, a stub
+    ``NotWritten``. ``random`` is left as it was."""
+    saved = random.getstate()
+    try:
+        judge_nim(asked.Asking(lambda question: answer(nim, question)))
+    finally:
+        random.setstate(saved)
+
+
+def judge_nim(ask: Callable[[list], dict]) -> None:
+    """Check the four functions of the student's ``NimAI`` through ``ask`` (``selfcheck.asked``)
+    in the order the student writes them; the first wrong one raises ``Failure``."""
+    check_get_q_value(ask)
+    check_update_q_value(ask)
+    check_best_future_reward(ask)
+    check_choose_action(ask)
+
+
+def answer(nim, question: list):
+    """In the student's process: the student's ``nim`` (``nim/nim.py``, imported) on one of the
+    questions the checks below ask."""
+    _, function, case = question
+    if function == "get_q_value":
+        state, action, _ = GETS[case]
+        ai = new_ai(nim)
+        ai.q = dict(KNOWN)
+        return call("get_q_value", ai.get_q_value, state, action)
+    if function == "update_q_value":
+        (alpha, old, reward, future), _, _ = UPDATES[case]
+        ai = new_ai(nim, alpha=alpha)
+        ai.q = {OTHER_KEY: OTHER_VALUE}
+        call("update_q_value", ai.update_q_value, list(UPDATE_STATE), UPDATE_ACTION, old,
+             reward, future)
+        if not isinstance(ai.q, dict):
+            raise Failure(f"update_q_value made self.q a {type(ai.q).__name__}: it stays the "
+                          "dict it is, with one entry changed")
+        return dict(ai.q)
+    if function == "best_future_reward":
+        ai = new_ai(nim)
+        ai.q = dict(VALUES)
+        return call("best_future_reward", ai.best_future_reward, BEST_FUTURE[case][0])
+    epsilon, values, state, draws, argument = CHOOSING[case]
+    ai = new_ai(nim, epsilon=epsilon)
+    ai.q = dict(values)
+    given = {} if argument is None else {"epsilon": argument}
+    random.seed(f"{SEED}:{case}")
+    return [call("choose_action", ai.choose_action, list(state), **given) for _ in range(draws)]
 
 
 def new_ai(nim, **parameters):
@@ -106,16 +164,13 @@ def new_ai(nim, **parameters):
     return call("NimAI()", nim.NimAI, **parameters)
 
 
-def check_get_q_value(nim) -> None:
+def check_get_q_value(ask) -> None:
     """A known pair gives its value, an unknown one 0, and a state given as a list is found under
     its tuple."""
-    for state, action, value in [((1, 3, 5, 7), (3, 2), 0.7), ((1, 3, 5, 7), (0, 1), 0),
-                                 ([0, 2, 5, 7], (1, 1), -0.3)]:
-        ai = new_ai(nim)
-        ai.q = dict(KNOWN)
+    for case, (state, action, value) in enumerate(GETS):
         what = f"get_q_value({state}, {action})"
         try:
-            got = call("get_q_value", ai.get_q_value, state, action)
+            got = asked.value(ask(["nim", "get_q_value", case]))
         except Failure as failure:
             if "KeyError" in str(failure):
                 raise Failure(f"{what} raised KeyError: a pair that self.q does not hold yet "
@@ -134,46 +189,43 @@ def check_get_q_value(nim) -> None:
                       f"{(tuple(state), action)}, that is (tuple(state), action)")
 
 
-def check_update_q_value(nim) -> None:
+def check_update_q_value(ask) -> None:
     """The stored value for hand-made updates, under the key ``(tuple(state), action)``, and
     nothing else in ``self.q`` changed."""
-    for (alpha, old, reward, future), value, known_mistakes in UPDATES:
-        ai = new_ai(nim, alpha=alpha)
-        ai.q = {OTHER_KEY: OTHER_VALUE}
+    for case, ((alpha, old, reward, future), value, known_mistakes) in enumerate(UPDATES):
         what = (f"update_q_value({UPDATE_STATE}, {UPDATE_ACTION}, old_q={old}, reward={reward}, "
                 f"future_rewards={future}) with alpha {alpha}")
         try:
-            call("update_q_value", ai.update_q_value, list(UPDATE_STATE), UPDATE_ACTION, old,
-                 reward, future)
+            q = asked.value(ask(["nim", "update_q_value", case]))
         except Failure as failure:
             if "unhashable" in str(failure):
                 raise Failure(f"{what} raised TypeError (a list cannot be part of a dict key): "
                               "store the value under (tuple(state), action)") from None
             raise
-        if ai.q.get(OTHER_KEY) != OTHER_VALUE or len(ai.q) > 2:
+        if not isinstance(q, dict):
+            raise asked.not_an_answer()
+        if q.get(OTHER_KEY) != OTHER_VALUE or len(q) > 2:
             raise Failure(f"{what} changed other entries of self.q: only the entry of "
-                          f"{UPDATE_KEY} may change; self.q is now {ai.q}")
-        if UPDATE_KEY not in ai.q:
-            new = [key for key in ai.q if key != OTHER_KEY]
+                          f"{UPDATE_KEY} may change; self.q is now {q}")
+        if UPDATE_KEY not in q:
+            new = [key for key in q if key != OTHER_KEY]
             where = f"it stored under {new[0]!r}" if new else "it stored nothing in self.q"
             raise Failure(f"{what} should store {value} under the key {UPDATE_KEY}, that is "
                           f"(tuple(state), action); {where}")
-        got = ai.q[UPDATE_KEY]
+        got = q[UPDATE_KEY]
         if not close(got, value):
             why = next((reason for wrong, reason in known_mistakes.items() if close(got, wrong)),
                        "follow the rule in the docstring step by step")
             raise Failure(f"{what} should store {value}, got {fmt(got)} -- {why}")
 
 
-def check_best_future_reward(nim) -> None:
+def check_best_future_reward(ask) -> None:
     """The highest value over every available action, unknown ones counting 0, and 0 when no
     action is left."""
-    for state, value, why, known_mistakes in BEST_FUTURE:
-        ai = new_ai(nim)
-        ai.q = dict(VALUES)
+    for case, (state, value, why, known_mistakes) in enumerate(BEST_FUTURE):
         what = f"best_future_reward({state})"
         try:
-            got = call("best_future_reward", ai.best_future_reward, state)
+            got = asked.value(ask(["nim", "best_future_reward", case]))
         except Failure as failure:
             if not any(state):
                 raise Failure(f"{what} should be 0 ({why}); {failure}") from None
@@ -190,19 +242,18 @@ def check_best_future_reward(nim) -> None:
                       + (f" -- {hint}" if hint else ""))
 
 
-def check_choose_action(nim) -> None:
+def check_choose_action(ask) -> None:
     """Greedy: always a best move (an unknown one counting 0, any of tied ones); epsilon-greedy:
     a random move with probability ``self.epsilon``, measured over many seeded draws. With no move
     left anything goes, as in the course (its game never asks then)."""
-    saved = random.getstate()
-    random.seed(SEED)
-    try:
-        _check_greedy(nim)
-        _check_exploring(nim)
-        _check_ties(nim)
-        _check_no_move_left(nim)
-    finally:
-        random.setstate(saved)
+    _check_greedy(ask)
+    _check_exploring(ask)
+    _check_ties(ask)
+    # The course's game never asks for a move once no object is left, so the contract says
+    # nothing about it: an error (as max() or random.choice() of nothing gives), None, anything
+    # is fine, as long as the call comes back.
+    ask(["nim", "choose_action", "no move left"])
+    ask(["nim", "choose_action", "no move left, exploring"])
 
 
 def _legal(piles) -> set[tuple[int, int]]:
@@ -210,9 +261,11 @@ def _legal(piles) -> set[tuple[int, int]]:
     return {(i, j) for i, pile in enumerate(piles) for j in range(1, pile + 1)}
 
 
-def _choices(ai, state, draws: int, **epsilon) -> list:
-    picks = [call("choose_action", ai.choose_action, list(state), **epsilon)
-             for _ in range(draws)]
+def _choices(ask, case: str) -> list:
+    state, draws = CHOOSING[case][2], CHOOSING[case][3]
+    picks = asked.value(ask(["nim", "choose_action", case]))
+    if not (isinstance(picks, list) and len(picks) == draws):
+        raise asked.not_an_answer()
     for pick in picks:
         if not isinstance(pick, tuple):
             raise Failure(f"choose_action({list(state)}) returned {pick!r}: an action is a tuple "
@@ -224,10 +277,8 @@ def _choices(ai, state, draws: int, **epsilon) -> list:
     return picks
 
 
-def _check_greedy(nim) -> None:
-    ai = new_ai(nim, epsilon=1.0)  # a greedy choice must not explore, however high epsilon is
-    ai.q = dict(CHOICES)
-    picks = set(_choices(ai, START, 50, epsilon=False))
+def _check_greedy(ask) -> None:
+    picks = set(_choices(ask, "greedy"))
     if picks != {BEST}:
         if len(picks) > 2:
             raise Failure(f"choose_action({list(START)}, epsilon=False) played {len(picks)} "
@@ -238,18 +289,15 @@ def _check_greedy(nim) -> None:
         worth = CHOICES.get((START, wrong), 0)
         raise Failure(f"choose_action({list(START)}, epsilon=False) should play {BEST}, worth "
                       f"0.9, the highest Q-value; it played {wrong}, worth {worth}")
-    ai.q = dict(UNKNOWN_VALUES)
-    picks = set(_choices(ai, UNKNOWN_STATE, 20, epsilon=False))
+    picks = set(_choices(ask, "unknown"))
     if picks != {UNKNOWN_BEST}:
         raise Failure(f"choose_action({UNKNOWN_STATE}, epsilon=False) should play {UNKNOWN_BEST}: "
                       "it has no Q-value yet, so it counts 0, more than (2, 1)'s -0.5; it played "
                       f"{sorted(picks - {UNKNOWN_BEST})[0]}")
 
 
-def _check_exploring(nim) -> None:
-    ai = new_ai(nim, epsilon=EXPLORE)
-    ai.q = dict(CHOICES)
-    picks = _choices(ai, START, DRAWS)  # epsilon true is the default
+def _check_exploring(ask) -> None:
+    picks = _choices(ask, "exploring")      # epsilon true is the default
     share = picks.count(BEST) / DRAWS
     what = (f"with self.epsilon {EXPLORE}, choose_action({list(START)}) should play the best move "
             f"{BEST} in about {BEST_SHARE:.1%} of the calls (a random one of the {START_MOVES} "
@@ -265,23 +313,9 @@ def _check_exploring(nim) -> None:
                       "available move")
 
 
-def _check_ties(nim) -> None:
-    ai = new_ai(nim, epsilon=EXPLORE)
-    ai.q = dict(TIED_VALUES)
-    picks = set(_choices(ai, START, 50, epsilon=False))
+def _check_ties(ask) -> None:
+    picks = set(_choices(ask, "ties"))
     if not picks <= TIED:
         raise Failure(f"with {sorted(TIED)} tied for the highest Q-value (0.5), "
                       f"choose_action({list(START)}, epsilon=False) must play one of them (any "
                       f"one); it played {sorted(picks - TIED)[0]}")
-
-
-def _check_no_move_left(nim) -> None:
-    # The course's game never asks for a move once no object is left, so the contract says
-    # nothing about it: an error (as max() or random.choice() of nothing gives), None, anything
-    # is fine, as long as the call comes back.
-    ai = new_ai(nim, epsilon=EXPLORE)
-    for epsilon in (False, True):
-        try:
-            call("choose_action", ai.choose_action, [0, 0, 0, 0], epsilon=epsilon)
-        except Failure:
-            pass

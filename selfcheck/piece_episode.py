@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from Random_Agent import Random_Agent
-from selfcheck.common import Failure, call
+from selfcheck.common import Failure, call, plural
 from State import ONGOING, Live_State, State, position_of, symbol
 from TicTacToe import REWARD, TicTacToe
 
@@ -159,8 +159,9 @@ def compare(episode, log: list, side: int, epoch: int | None,
     if len(steps) != len(turns):
         more = (" -- the opponent's reply is part of the learner's step, not a step of its own"
                 if len(steps) > len(turns) else "")
-        raise Failure(f"a game in which the learner moved {len(turns)} times gave {len(steps)} "
-                      f"steps: one step (state, action, reward) per move of the learner{more}")
+        raise Failure(f"a game in which the learner moved {plural(len(turns), 'time')} gave "
+                      f"{plural(len(steps), 'step')}: one step (state, action, reward) per move "
+                      f"of the learner{more}")
     ends = [state for state, _ in turns[1:]] + [final]
     for number, (step, turn, end) in enumerate(zip(steps, turns, ends), start=1):
         check_step(number, step, turn, end)

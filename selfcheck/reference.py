@@ -1,7 +1,8 @@
-"""The answer key of piece 3: the values that the hand-made episodes (``selfcheck.episodes``)
-leave in the table, for the Monte Carlo update and for each common mistake.
+"""The answer key of pieces 3 and 5: the values that the hand-made episodes
+(``selfcheck.episodes``, ``selfcheck.piece_td.CASES``) leave in the table, for the Monte Carlo,
+SARSA and Q-learning updates and for each common mistake.
 
-It answers only those five episodes, by their numbers: nothing here takes an episode or a table
+It answers only those episodes, by their numbers: nothing here takes an episode or a table
 of the student's, so it is no update that a ``main`` could call instead of its own. The checks
 import it only after the student's code has run (see ``selfcheck.guard``).
 """
@@ -60,3 +61,33 @@ def expected(side: int, model: str, rate, gamma: float) -> dict[tuple[int, int],
 @lru_cache(maxsize=None)
 def _episodes(side: int) -> tuple:
     return tuple(hand_made(side))
+
+
+def td_values(rule: str, model: str, case: int) -> list[float]:
+    """The values that piece 5's update ``rule``, done right or with the mistake ``model``
+    (``selfcheck.piece_td.MISTAKES``), leaves for the steps of its hand-made case number
+    ``case``."""
+    from selfcheck.piece_td import ALL_CELLS, ALPHA, GAMMA, SARSA, case_of
+    side, steps, Q = case_of(case)
+    order = range(len(steps) - 1, -1, -1) if model == "reversed" else range(len(steps))
+    played = (rule == SARSA) != (model == "other rule")
+    for k in order:
+        state, action, reward = steps[k]
+        reward = reward if model == "no negation" else side * reward
+        if k + 1 == len(steps):
+            target = GAMMA * reward if model == "discounted end" else reward
+        else:
+            next_state, next_action, _ = steps[k + 1]
+            if model == "own pair":
+                following = Q.get((state, action), 0.0)
+            elif played:
+                following = Q.get((next_state, next_action), 0.0)
+            else:
+                moves = ALL_CELLS if model == "illegal moves" else next_state.legal_actions()
+                following = max(Q.get((next_state, move), 0.0) for move in moves)
+                following = max(following, 0.0) if model == "max from 0" else following
+            target = reward + GAMMA * (side * following if model == "negated target"
+                                       else following)
+        old = Q.get((state, action), 0.0)
+        Q[(state, action)] = old + ALPHA * (target - old)
+    return [Q[(state, action)] for state, action, _ in steps]

@@ -3,10 +3,10 @@
 it inherited (no file a student's code could write). A student's code that hangs, calls
 ``exit()`` or crashes the interpreter takes only this process with it.
 
-Pieces 1 to 4 are judged apart (``selfcheck.apart``): the student's code runs in a forked child
-that sends back plain data (and saves its table into a folder this process reads it from), and
-this process judges it without ever importing the student's modules. Piece 5, the ``--attempted``
-probe and the training still run the student's code in this process.
+Every piece, the ``--attempted`` probe and the training are judged apart (``selfcheck.apart``):
+the student's code runs in a forked child that sends back plain data (and saves its table into a
+folder this process reads it from), and this process judges it without ever importing the
+student's modules.
 
     python -m selfcheck.run --piece N --result-fd FD
     python -m selfcheck.run --train X|O --table FILE --seconds S --result-fd FD
@@ -44,9 +44,10 @@ APART = {
     4: (lambda student, folder: [piece_episode.gather(student, O),
                                  piece_main.gather(student, O, folder)],
         lambda both, folder: judge_for_o(both, folder)),
+    5: (lambda student, folder: piece_td.gather(student),
+        lambda answers, folder: piece_td.judge(answers)),
 }
-# The piece still judged in this process, with the student's code.
-IN_PROCESS = {5: piece_td.check}
+BONUS = (4, 5)    # not attempted until the student starts them (``attempted``)
 
 
 def judge_for_o(both, folder: str) -> str:
@@ -85,29 +86,43 @@ def is_stub(function) -> bool:
 
 
 def grade(number: int, result_fd: int) -> dict:
-    """The verdict on piece ``number``; ``result_fd`` is closed wherever the student's code
-    runs apart."""
-    if number not in APART:
-
-        def in_this_process() -> dict:
-            student = Student()
-            if not attempted(number, student):
-                return {"verdict": NOT_ATTEMPTED, "message": ""}
-            return {"verdict": PASSED, "message": IN_PROCESS[number](student)}
-
-        return own_work(verdict_of(in_this_process))
+    """The verdict on piece ``number``; ``result_fd`` is closed where the student's code runs."""
     gather, judge = APART[number]
     with tempfile.TemporaryDirectory() as folder:
 
         def in_the_child() -> dict:
             student = Student()
-            if number == 4 and not attempted(number, student):
+            if number in BONUS and not attempted(number, student):
                 return {"verdict": NOT_ATTEMPTED, "message": ""}
             return {"verdict": PASSED, "data": gather(student, folder)}
 
-        return verdict_of(lambda: apart.judged(apart.in_child(
-            lambda: own_work(verdict_of(in_the_child)), closed=(result_fd,)),
-            lambda data: judge(data, folder)))
+        return apart_verdict(in_the_child, result_fd, lambda data: judge(data, folder))
+
+
+def probe(number: int, result_fd: int) -> dict:
+    """Whether the student has started the bonus piece ``number`` ("passed" if so), asked in a
+    child: what it says can only be a yes or a no."""
+    answer = verdict_of(lambda: apart.in_child(lambda: own_work(verdict_of(lambda: {
+        "verdict": PASSED, "data": attempted(number, Student())})), closed=(result_fd,)))
+    started = answer.get("verdict") == PASSED and answer.get("data") is True
+    return {"verdict": PASSED if started else NOT_ATTEMPTED}
+
+
+def train(side: str, table: str, seconds: float, result_fd: int) -> dict:
+    """Training the student's agent for ``side`` with its main, measured here."""
+    learner = X if side == "X" else O
+    with tempfile.TemporaryDirectory() as folder:
+        return apart_verdict(
+            lambda: {"verdict": PASSED, "data": training.gather(Student(), learner, folder,
+                                                                seconds)},
+            result_fd, lambda facts: training.judge(facts, learner, folder, table))
+
+
+def apart_verdict(work: Callable[[], dict], result_fd: int,
+                  judge: Callable[[object], str | dict]) -> dict:
+    """``work()`` in a child that closes ``result_fd``; its data judged here by ``judge``."""
+    return verdict_of(lambda: apart.judged(apart.in_child(
+        lambda: own_work(verdict_of(work)), closed=(result_fd,)), judge))
 
 
 def verdict_of(work: Callable[[], dict]) -> dict:
@@ -150,7 +165,7 @@ def could_not_run(error: Exception) -> str:
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m selfcheck.run")
-    parser.add_argument("--piece", type=int, choices=sorted({*APART, *IN_PROCESS}))
+    parser.add_argument("--piece", type=int, choices=sorted(APART))
     parser.add_argument("--attempted", action="store_true",
                         help="with --piece 4 or 5: only say whether it was started")
     parser.add_argument("--train", choices=("X", "O"))
@@ -166,19 +181,11 @@ def main(argv: list[str]) -> None:
               os.fdopen(args.result_fd, "w", encoding="utf-8"))
     guard.install(issued_files())
     if args.piece is not None and args.attempted:
-        verdict = own_work({"verdict": PASSED if attempted(args.piece, Student()) else
-                            NOT_ATTEMPTED})
+        verdict = probe(args.piece, result.fileno())
     elif args.piece is not None:
         verdict = grade(args.piece, result.fileno())
     else:
-        try:
-            verdict = {"verdict": PASSED, **training.train(Student(), X if args.train == "X" else
-                                                           O, args.table, args.seconds)}
-        except (Failure, NotWritten) as problem:
-            verdict = {"verdict": FAILED, "message": str(problem)}
-        except Exception as error:  # the check itself could not go on with this code
-            verdict = {"verdict": FAILED, "message": could_not_run(error)}
-        verdict = own_work(verdict)
+        verdict = train(args.train, args.table, args.seconds, result.fileno())
     verdict["seconds"] = round(time.perf_counter() - started, 3)
     with result:
         json.dump(verdict, result)

@@ -8,6 +8,11 @@ early, the learner's table as it stands), once ``selfcheck.saved`` finds it to b
 no shipped table, no pair from outside its episodes. It is measured exactly and saved for whoever
 wants it (the class grader measures it again with its own code). The project's players and
 ``random`` are seeded, so the same code gives the same table.
+
+Judged apart, as the pieces are: main runs in the student's process (``gather``), which saves
+the table into a folder and sends back what main did and the pairs its episodes held; the
+judging process (``judge``) reads the table from the file with the safe loader, checks it is
+main's own and measures it with the check's own greedy player, never the student's code.
 """
 
 from __future__ import annotations
@@ -21,17 +26,20 @@ from Agent import Agent
 from training.curves import exact_results
 from tables.files import save_table
 from selfcheck import saved
-from selfcheck.common import Stop, call
+from selfcheck.common import Failure, Stop, call
 from exact.solver import worst_case
-from State import O, X, symbol
+from State import O, X, State, position_of, symbol
 
 CHECK_EVERY = 256   # episodes between looks at the clock
+MADE = "made.pth"   # the table main made, in the folder the two processes share
+LONGEST_NAME = 80
 
 
-def train(student, side: int, table: str, seconds: float) -> dict:
-    """Train the student's learner for ``side``; save its table to ``table``; return what was
-    done and how good it is: ``{"episodes", "stopped", "opponent", "exact", "unbeatable",
-    "line"}``."""
+def gather(student, side: int, folder: str, seconds: float) -> dict:
+    """In the student's process: train the student's learner for ``side`` with its main for at
+    most ``seconds``; save the table it made into ``folder``; return ``{"episodes", "stopped",
+    "opponent", "seen"}`` (``seen``: the pairs its episodes held, as ``[cells, player, row,
+    column]``)."""
     trainer = student.trainer()
     if side == O:
         switch_sides(trainer)
@@ -54,8 +62,8 @@ def train(student, side: int, table: str, seconds: float) -> dict:
         return episode
 
     stopped = False
-    with tempfile.TemporaryDirectory() as folder:
-        saves = saved.Saves(learner, os.path.join(folder, "q.pth"))
+    with tempfile.TemporaryDirectory() as scratch:
+        saves = saved.Saves(learner, os.path.join(scratch, "q.pth"))
         saves.install()
         trainer.PATH = saves.path
         trainer.Generate_episode = counted
@@ -64,15 +72,62 @@ def train(student, side: int, table: str, seconds: float) -> dict:
         except Stop:
             stopped = True
         made = dict(learner.Q) if stopped else saved.read_back(saves, count[0])
-    saved.check_own(made, seen, count[0], who="your main" if not stopped else "your learner")
-    save_table(table, made, side, {"episodes_done": count[0], "algorithm": "your main"})
-    measured = student.learner(side, trainer.env)
-    measured.train = False
-    measured.Q.clear()
-    measured.Q.update(made)
+    if not made:
+        raise Failure("your learner's table is empty after its main: update player1.Q")
+    save_table(os.path.join(folder, MADE), made, side, {"episodes_done": count[0]})
+    return {"episodes": count[0], "stopped": stopped,
+            "opponent": type(trainer.player2).__name__,
+            "seen": [[list(position_of(state).cells), position_of(state).player, *action]
+                     for state, action in seen if is_pair(state, action)]}
+
+
+def is_pair(state, action) -> bool:
+    return (isinstance(state, State) and isinstance(action, tuple) and len(action) == 2
+            and all(isinstance(index, int) for index in action))
+
+
+def judge(facts, side: int, folder: str, table: str) -> dict:
+    """In the judging process: the table main made, read from ``folder``, checked to be its own
+    with the ``facts`` the student's process sent, saved to ``table`` and measured exactly:
+    ``{"episodes", "stopped", "opponent", "exact", "unbeatable", "line"}``."""
+    if not (isinstance(facts, dict) and type(facts.get("episodes")) is int
+            and isinstance(facts.get("stopped"), bool) and isinstance(facts.get("opponent"), str)
+            and isinstance(facts.get("seen"), list)):
+        raise Failure("the run of your main sent back something that is not what it did")
+    seen = {pair_of(entry) for entry in facts["seen"]}
+    made = saved.load_saved(os.path.join(folder, MADE))
+    who = "your learner" if facts["stopped"] else "your main"
+    saved.check_own(made, seen, facts["episodes"], who=who)
+    save_table(table, made, side, {"episodes_done": facts["episodes"], "algorithm": "your main"})
+    measured = Greedy(side, made)
     value, line = worst_case(measured)
-    return {"episodes": count[0], "stopped": stopped, "opponent": type(trainer.player2).__name__,
-            "exact": exact_results(measured), "unbeatable": value >= 0, "line": line}
+    return {"episodes": facts["episodes"], "stopped": facts["stopped"],
+            "opponent": facts["opponent"][:LONGEST_NAME], "exact": exact_results(measured),
+            "unbeatable": value >= 0, "line": line}
+
+
+def pair_of(entry) -> tuple:
+    """A ``(state, action)`` pair from what ``gather`` sent; ``Failure`` for anything else."""
+    try:
+        cells, player, row, column = entry
+        if not (type(row) is int and type(column) is int and 0 <= row < 3 and 0 <= column < 3):
+            raise ValueError
+        return State(tuple(cells), player), (row, column)
+    except (TypeError, ValueError):
+        raise Failure("the run of your main sent back pairs that are not positions and "
+                      "moves") from None
+
+
+class Greedy(Agent):
+    """A table's greedy policy as the course's agent plays it (a missing pair counts 0; ties go
+    to the first legal move, row-major): the trained table measured by the check's own code."""
+
+    def __init__(self, side: int, table: dict) -> None:
+        super().__init__(side)
+        self.Q = table
+
+    def action_probs(self, state: State) -> dict:
+        return {max(state.legal_actions(), key=lambda move: self.Q.get((state, move), 0.0)): 1.0}
 
 
 def switch_sides(trainer) -> None:

@@ -264,7 +264,8 @@ def test_crashing_submissions_get_their_rows(graded):
     assert "broken at import" in grace["note"]
     # check.py itself never runs a student's code, so each piece ends alone and is failed
     assert heidi["status"] == "graded" and verdicts(heidi) == ["failed"] * 5, heidi
-    assert "ended the check before it finished (exit status 3" in heidi["note"]
+    assert "ended the check's run of it before it sent what it found (exit status 3" \
+        in heidi["note"], heidi["note"]
 
 
 @pytest.mark.slow

@@ -40,7 +40,8 @@ def read_rows(folder: Path) -> dict[str, dict[str, str]]:
 
 
 # Writes a passing verdict everywhere a grader could read one (the box's old result file, every
-# descriptor it can open), copies the shipped tables in, and kills the check.
+# descriptor it can open), copies the shipped tables in, and kills the check (its process, found
+# up the line of its parents: the student's code runs in a child of a child of it).
 FORGE = '''
 import glob as _glob, json as _json, os as _os, shutil as _shutil, signal as _signal
 _forged = _json.dumps({{"format": 1, "tables": {{"X": None, "O": None}}, "pieces": [
@@ -57,11 +58,19 @@ for _side in "XO":
             _shutil.copy(_source, f"../out/tables/{{_side}}.pth")
         except OSError:
             pass
-_os.kill(_os.getppid(), _signal.SIGKILL)
+_pid = _os.getppid()
+while _pid > 1:                     # up to the check itself, which it kills
+    with open(f"/proc/{{_pid}}/cmdline", "rb") as _file:
+        _named = b"check.py" in _file.read()
+    if _named:
+        _os.kill(_pid, _signal.SIGKILL)
+        break
+    with open(f"/proc/{{_pid}}/stat") as _file:
+        _pid = int(_file.read().rsplit(")", 1)[1].split()[1])
 '''
 
 # Inside each piece's own process: writes "passed" where that process reports, then leaves. The
-# pieces judged apart (1-4) run it where that descriptor is closed; piece 5 still reports it.
+# pieces are judged apart: the student's code runs it where that descriptor is closed.
 FORGE_IN_PIECE = '''
 import json as _json, os as _os, sys as _sys
 if "--result-fd" in _sys.argv:
@@ -165,14 +174,13 @@ def test_a_forged_verdict_and_a_killed_check_pass_nothing(hostile):
 
 
 @pytest.mark.slow
-def test_a_verdict_forged_inside_each_piece_is_flagged_on_the_stubs(hostile):
-    """The pieces' own processes report "passed" for stubs: the pieces judged apart never see
-    it; piece 5, still judged where its code runs, believes it, and the grader sees that its
-    functions are still the issued stubs."""
+def test_a_verdict_forged_inside_each_piece_never_reaches_the_grader(hostile):
+    """The code in each piece's process that reports "passed" for stubs: every piece is judged
+    apart from the student's code, whose process has no way to the result."""
     _, rows, _ = hostile
     inside = rows["inside"]
-    assert verdicts(inside) == ["not written"] * 3 + ["not attempted", "flagged"], inside
-    assert inside["total"] == "0" and "piece 5 passed with " in inside["flags"], inside
+    assert verdicts(inside) == NOTHING, inside
+    assert inside["total"] == "0" and inside["flags"] == "", inside
 
 
 @pytest.mark.slow
@@ -356,12 +364,14 @@ def test_a_class_of_crashers_gets_its_report(tmp_path):
 
 # --- signals and a full disk -------------------------------------------------------------------
 
-def sandbox_processes() -> list[int]:
-    """The processes running as one of the sandboxes' accounts."""
+def sandbox_processes(folder: Path) -> list[int]:
+    """The processes running as one of the sandboxes' accounts in a box under ``folder`` (a
+    grading run of another test on the machine has boxes of its own)."""
     found = []
     for entry in os.listdir("/proc"):
         try:
-            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid >= ACCOUNT_BASE:
+            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid >= ACCOUNT_BASE \
+                    and os.readlink(f"/proc/{entry}/cwd").startswith(str(folder)):
                 found.append(int(entry))
         except OSError:
             pass
@@ -385,7 +395,7 @@ def test_a_signal_stops_everything_and_keeps_the_report(tmp_path, number, status
     grader.communicate(timeout=60)
     assert grader.returncode == status
     assert not list(tmp_path.glob("grade-run-*")), "the run folder outlived the grader"
-    assert not sandbox_processes(), "a sandbox outlived the grader"
+    assert not sandbox_processes(tmp_path), "a sandbox outlived the grader"
     rows = read_rows(tmp_path / "grading-report")
     assert rows["stuck"]["status"] == STOPPED
 

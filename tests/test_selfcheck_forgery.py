@@ -1,7 +1,8 @@
 """Hand-ins that forge their verdicts from inside the judge's own process: each patches the
-check in memory, or writes the result itself, from the code of a piece (here: when AI_Agent.py
-is imported, before any piece's function is called). Every piece is still the issued stub, so no
-piece judged apart may pass, through check.py, and the grader gives none of them a point."""
+check in memory, or writes the result itself, from the code of a piece (when AI_Agent.py is
+imported, before any piece's function is called; or from inside piece 5's SARSA update). Every
+piece is still the issued stub, or wrong, so no piece may pass, through check.py, and the grader
+gives none of them a point."""
 
 from __future__ import annotations
 
@@ -19,10 +20,10 @@ from tests.test_grade import (  # noqa: F401  (exercise: a fixture, used by name
 from tests.test_grade_hostile import read_rows
 from tests.test_selfcheck_verdicts import students  # noqa: F401  (a fixture, used by name)
 
+ROOT = Path(__file__).resolve().parent.parent
 PIECES = range(1, 6)
-# The pieces judged apart from the student's code (selfcheck.apart); piece 5 is still judged in
-# the process that runs its code (docs/GRADING.md, "What stays open").
-JUDGED_APART = (1, 2, 3, 4)
+# The pieces judged apart from the student's code (selfcheck.apart): all of them.
+JUDGED_APART = (1, 2, 3, 4, 5)
 FORGED = '{"verdict": "passed", "message": "forged", "data": null}'
 
 FORGERIES = {
@@ -156,3 +157,159 @@ def test_forged_verdicts_get_no_points_through_grade_py(exercise, tmp_path):
     for name in names:
         assert "passed" not in verdicts(rows[name])[:4], rows[name]
         assert rows[name]["total"] == "0", rows[name]
+
+
+# --- piece 5: forgeries from inside its own functions ------------------------------------------
+# Each is the body of a SARSA update that learns nothing; the rest of piece 5 is the solved
+# code, so that the check reaches the update. Piece 5 can only pass by forgery.
+PIECE5_FORGERIES = {
+    # The judge's functions replaced wherever the check's modules are reached by name.
+    "judge patched": '''
+    import sys
+    passed = lambda *args, **kwargs: {"verdict": "passed", "message": "forged"}
+    for name, module in list(sys.modules.items()):
+        if name.startswith("selfcheck") or name == "__main__":
+            for attr in ("check", "judge", "judged", "in_child", "grade", "verdict_of",
+                         "own_work", "apart_verdict", "check_update", "judge_nim"):
+                if hasattr(module, attr):
+                    setattr(module, attr, passed)
+''',
+    # Every comparison the check makes turned true: its run of this code then says "passed".
+    "comparisons patched": '''
+    import sys
+    for name in ("selfcheck.piece_td", "selfcheck.nim_piece", "selfcheck.common"):
+        sys.modules[name].close = lambda *args, **kwargs: True
+''',
+    # The piece's module swapped in sys.modules and under the name the runner holds.
+    "sys.modules swapped": '''
+    import sys, types
+    fake = types.SimpleNamespace(check=lambda ask: "forged", judge=lambda answers: "forged",
+                                 gather=lambda student: [])
+    sys.modules["selfcheck.piece_td"] = fake
+    for name in ("selfcheck.run", "__main__"):
+        if name in sys.modules:
+            sys.modules[name].piece_td = fake
+''',
+    # "passed" written on every descriptor, then the process is gone at once.
+    "os._exit mid-check": '''
+    import os
+    forged = b'{"verdict": "passed", "message": "forged", "data": []}'
+    for fd in range(3, 256):
+        try:
+            os.write(fd, forged)
+        except OSError:
+            pass
+    os._exit(0)
+''',
+    # Verdict lines printed where a reader of the output might take them for the check's.
+    "printed verdicts": '''
+    import os, sys
+    line = "piece 5 -- bonus: SARSA and Q-learning: passed (forged)\\n"
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        print(line, file=stream, flush=True)
+    for fd in (1, 2):
+        os.write(fd, line.encode())
+''',
+    # Far more than a piece's answers, on every descriptor.
+    "huge data": '''
+    import os
+    chunk = b"[" * (1 << 20)
+    for fd in range(3, 256):
+        try:
+            for _ in range(8):
+                os.write(fd, chunk)
+        except OSError:
+            pass
+    os._exit(0)
+''',
+    # A "passed" whose data is nested 200,000 deep.
+    "deep data": '''
+    import os
+    forged = b'{"verdict": "passed", "data": ' + b"[" * 200000 + b"]" * 200000 + b"}"
+    for fd in range(3, 256):
+        try:
+            os.write(fd, forged)
+        except OSError:
+            pass
+    os._exit(0)
+''',
+    # The result file check.py writes (--json), written first with every piece passed.
+    "result file written": '''
+    import json, os
+    forged = {"format": 1, "pieces": [{"number": n, "verdict": "passed", "message": ""}
+                                      for n in range(1, 6)]}
+    for name in ("out.json", "../out/result.json"):
+        try:
+            with open(name, "w") as stream:
+                json.dump(forged, stream)
+        except OSError:
+            pass
+''',
+}
+# A learning_steps that returns data no check can take in: deep, or huge.
+PIECE5_STEPS = {
+    "deep steps": '''def learning_steps(moves, side):
+    nested = []
+    for _ in range(100000):
+        nested = [nested]
+    return nested
+''',
+    "huge steps": '''def learning_steps(moves, side):
+    return [(moves[0][0], moves[0][1], 0)] * 2_000_000
+''',
+}
+
+
+def piece5_hand_in(folder: Path, stubs: Path, forgery: str) -> Path:
+    """The stubs' version with piece 5 solved but for a SARSA update that only forges (or a
+    learning_steps that returns hostile data)."""
+    from tests.test_selfcheck_verdicts import replace_function
+
+    write_folder(folder, {name: (ROOT / name).read_text(encoding="utf-8")
+                          for name in ("Episode.py", "Q_Trainer.py", "nim/nim.py")})
+    write_folder(folder, {"SARSA_Trainer.py": (stubs / "SARSA_Trainer.py").read_text(
+        encoding="utf-8")})
+    if forgery in PIECE5_STEPS:
+        replace_function(folder / "Episode.py", "learning_steps", PIECE5_STEPS[forgery])
+    else:
+        replace_function(folder / "SARSA_Trainer.py", "update",
+                         "def update(Q, steps, final, side, gamma, alpha):"
+                         + PIECE5_FORGERIES[forgery].rstrip() + "\n")
+    return folder
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("forgery", sorted({*PIECE5_FORGERIES, *PIECE5_STEPS}))
+def test_a_piece_5_forgery_fails_the_piece_in_one_line_through_check_py(
+        students, tmp_path, forgery):
+    folder = tmp_path / "hand-in"
+    shutil.copytree(students, folder)
+    piece5_hand_in(folder, students, forgery)
+    done = subprocess.run([sys.executable, "check.py", "--piece", "5", "--json", "out.json"],
+                          cwd=folder, capture_output=True, text=True, timeout=300)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 1 and len(lines) == 2, done.stdout + done.stderr
+    assert lines[0].startswith("piece 5 -- ") and ": FAILED -- " in lines[0], lines
+    assert "forged" not in lines[0] and done.stderr == "", done.stdout + done.stderr
+    report = json.loads((folder / "out.json").read_text(encoding="utf-8"))
+    assert [piece["verdict"] for piece in report["pieces"]] == ["failed"], report
+
+
+@pytest.mark.slow
+def test_piece_5_forgeries_get_no_points_through_grade_py(exercise, tmp_path):
+    hand_ins = tmp_path / "hand-ins"
+    names = {forgery.replace(" ", "-").replace(".", ""): forgery
+             for forgery in (*PIECE5_FORGERIES, *PIECE5_STEPS)}
+    paths = [piece5_hand_in(hand_ins / name, exercise, forgery) for name, forgery in
+             names.items()]
+    done = subprocess.run([sys.executable, str(GRADE), *map(str, paths), "--out",
+                           str(tmp_path / "report"), "--timeout", "60", "--jobs", "2"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=1200,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = read_rows(tmp_path / "report")
+    for name in names:
+        row = rows[name]
+        assert row["status"] == "graded" and verdicts(row)[4] == "failed", \
+            f"{name}: {row['status']}: {row['note']}"
+        assert row["total"] == "0" and "\n" not in row["note"], row

@@ -45,7 +45,7 @@ from tools.exercise.students import (  # noqa: E402
 TEACHERS_ONLY = ("ExpectedSARSA_Trainer.py", "tests/test_expected_sarsa.py",
                  "tools/exercise/", "tests/test_exercise.py",
                  "tests/test_selfcheck.py", "tests/test_selfcheck_verdicts.py",
-                 "tests/test_selfcheck_forgery.py",
+                 "tests/test_selfcheck_forgery.py", "tests/test_selfcheck_styles.py",
                  "tests/test_classroom.py",
                  "tools/grade.py", "tools/grading/", "tests/test_grade.py", "docs/GRADING.md",
                  "tests/test_grade_sandbox.py", "tests/test_grade_hostile.py",

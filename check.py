@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
+from selfcheck import seal  # noqa: E402
 from tools.exercise_pieces import PIECES  # noqa: E402
 
 # A piece takes a second or two; one still running after this is stuck in a loop. A stuck main
@@ -50,7 +51,8 @@ RUNS_MAIN, RUNS_EPISODES = {3}, {2}
 def run_child(arguments: list[str], seconds: float) -> dict:
     """``python -m selfcheck.run ARGUMENTS`` with a time limit; the result it sent, or what
     became of it. The result comes over a pipe the child inherits (a file only where there are
-    none, on Windows): nothing a student's code could write as a file is read as a verdict."""
+    none, on Windows): nothing a student's code could write as a file is read as a verdict, and
+    it counts only when the child ended by itself, with status 0, after sending it."""
     with tempfile.TemporaryDirectory() as folder:
         if os.name == "nt":
             result_file, reading, writing = Path(folder, "result.json"), None, None
@@ -73,27 +75,51 @@ def run_child(arguments: list[str], seconds: float) -> dict:
                     "without end)?"}
         finally:                       # whatever it started goes too (after Ctrl-C as well)
             stop(child)
+            seal.end_descendants()     # even what left its session: the next piece starts alone
         text = sent.text() if writing is not None else (
             result_file.read_text(encoding="utf-8") if result_file.is_file() else "")
-        if text:
-            return parsed(text)
+        if code == 0 and text:
+            return parsed(text, training="--train" in arguments)
         last = tail.text().strip().splitlines()
+        how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
         return {"verdict": FAILED, "message": f"your code ended the check before it finished "
-                f"(exit status {code}{': ' + last[-1] if last else ''}): an exit() or os._exit(), "
-                "or a crash of Python itself"}
+                f"({how}{': ' + last[-1] if last else ''}): an exit() or os._exit(), a "
+                "killed process, or a crash of Python itself"}
 
 
-def parsed(text: str) -> dict:
+# What a result holds (a piece's; the training's adds the rest): anything else is no result.
+RESULT_FIELDS = {"verdict": str, "message": str, "seconds": (int, float)}
+TRAINING_FIELDS = {"episodes": int, "stopped": bool, "opponent": str, "exact": dict,
+                   "unbeatable": bool, "line": list}
+
+
+def parsed(text: str, training: bool = False) -> dict:
     """The result a piece's process sent, or a failure if it is not one."""
     try:
         result = json.loads(text)
     except (ValueError, RecursionError):
         result = None
-    if isinstance(result, dict) and isinstance(result.get("verdict"), str) \
-            and isinstance(result.get("message", ""), str):
+    fields = {**RESULT_FIELDS, **(TRAINING_FIELDS if training else {})}
+    if isinstance(result, dict) and set(result) <= set(fields) and "verdict" in result \
+            and all(isinstance(value, fields[key]) and not (fields[key] is int
+                                                             and isinstance(value, bool))
+                    for key, value in result.items()) \
+            and (not training or result["verdict"] != PASSED or well_formed_training(result)):
         return result
     return {"verdict": FAILED, "message": "the check's process of this piece sent back "
             "something that is not a result"}
+
+
+def well_formed_training(result: dict) -> bool:
+    """Whether a passed training's result holds every figure ``measurement_line`` shows."""
+    if not set(TRAINING_FIELDS) <= set(result):
+        return False
+    exact, line = result["exact"], result["line"]
+    return (all(isinstance(name, str) and isinstance(figures, list) and len(figures) == 3
+                and all(isinstance(f, (int, float)) and not isinstance(f, bool) for f in figures)
+                for name, figures in exact.items())
+            and all(isinstance(move, list) and len(move) == 2
+                    and all(isinstance(n, int) for n in move) for move in line))
 
 
 class Tail:
@@ -206,6 +232,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", metavar="DIR",
                         help="keep the trained tables in DIR (default: thrown away)")
     args = parser.parse_args(argv)
+    # First: the pieces' code runs as this account, so no process of it may open this one's
+    # descriptors (the pieces' results come in through them), and none outlives its piece.
+    seal.undumpable()
+    seal.become_subreaper()
+    for name in ("SIGTERM", "SIGHUP"):     # handled as Ctrl-C is: the running piece is ended
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.default_int_handler)
     if args.hint is not None:
         from tools.exercise_pieces import next_hint
         print(next_hint(args.hint, ROOT))

@@ -14,20 +14,26 @@ probe and the training still run the student's code in this process.
 
 from __future__ import annotations
 
-import argparse
-import dis
-import inspect
-import json
-import os
-import sys
-import tempfile
-import time
-from typing import Callable
+from selfcheck import seal
 
-from selfcheck import apart, guard, piece_episode, piece_epsilon, piece_main, piece_td, training
-from selfcheck.common import ROOT, STUB_PREFIX, Failure, NotWritten, where_it_broke
-from selfcheck.student import Student
-from State import O, X
+if __name__ == "__main__":     # first of all, before the student's code could be near it
+    seal.piece_process()
+
+import argparse  # noqa: E402
+import dis  # noqa: E402
+import inspect  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from typing import Callable  # noqa: E402
+
+from selfcheck import (  # noqa: E402
+    apart, guard, piece_episode, piece_epsilon, piece_main, piece_td, training)
+from selfcheck.common import ROOT, STUB_PREFIX, Failure, NotWritten, where_it_broke  # noqa: E402
+from selfcheck.student import Student  # noqa: E402
+from State import O, X  # noqa: E402
 
 PASSED, FAILED, NOT_WRITTEN, NOT_ATTEMPTED = "passed", "failed", "not written", "not attempted"
 # The students' version's manifest (tools/exercise/classroom.py writes it): its files as issued.
@@ -161,7 +167,6 @@ def main(argv: list[str]) -> None:
     channel.add_argument("--result", help="the file to write it to (Windows: no inherited pipes)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    apart.undumpable()            # before any of the student's code is imported
     result = (open(args.result, "w", encoding="utf-8") if args.result else
               os.fdopen(args.result_fd, "w", encoding="utf-8"))
     guard.install(issued_files())

@@ -24,6 +24,7 @@ PIECES = range(1, 6)
 # the process that runs its code (docs/GRADING.md, "What stays open").
 JUDGED_APART = (1, 2, 3, 4)
 FORGED = '{"verdict": "passed", "message": "forged", "data": null}'
+CLEAN_FORGED = '{"verdict": "passed", "message": "forged"}'      # all a piece's result holds
 
 FORGERIES = {
     # The judge's functions replaced where its module is reached by name.
@@ -111,6 +112,53 @@ for _obj in _gc.get_objects():
           and _obj.__name__ in ("grade", "verdict_of", "judged", "own_work", "in_child")):
         _obj.__code__ = _passed.__code__
 ''',
+    # From piece 1's run, a process that leaves its session (double fork, setsid) and outlives
+    # the piece; it opens each later piece's result descriptor through /proc while that process
+    # is still dumpable, writes "passed" there and kills it.
+    "a process left behind": '''
+import os as _os, signal as _signal, sys as _sys, time as _time
+if _sys.argv[1:3] == ["--piece", "1"] and _os.fork() == 0:
+    _os.setsid()
+    if _os.fork():
+        _os._exit(0)
+    _done, _end = set(), _time.monotonic() + 120
+    while _time.monotonic() < _end:
+        for _pid in [_p for _p in _os.listdir("/proc") if _p.isdigit() and _p not in _done]:
+            try:
+                with open(f"/proc/{_pid}/cmdline", "rb") as _file:
+                    _args = _file.read().split(b"\\0")
+                if b"selfcheck.run" not in _args or b"--piece" not in _args:
+                    continue
+                _fd = _args[_args.index(b"--result-fd") + 1].decode()
+                _out = _os.open(f"/proc/{_pid}/fd/{_fd}", _os.O_WRONLY)
+            except (OSError, ValueError, IndexError):
+                continue
+            _done.add(_pid)
+            _os.write(_out, %r.encode())
+            _os.close(_out)
+            _os.kill(int(_pid), _signal.SIGKILL)
+        _time.sleep(0.002)
+    _os._exit(0)
+''' % CLEAN_FORGED,
+    # check.py's own end of a piece's result pipe, opened again through /proc by the student's
+    # code (in the child of the piece's process), written to, and the piece's process killed.
+    "check.py's pipe reopened": '''
+import os as _os, signal as _signal, sys as _sys
+if "--piece" in _sys.argv:
+    _judge = _os.getppid()
+    with open(f"/proc/{_judge}/stat") as _file:
+        _check = int(_file.read().rsplit(")", 1)[1].split()[1])
+    for _fd in _os.listdir(f"/proc/{_check}/fd"):
+        try:
+            if _os.readlink(f"/proc/{_check}/fd/{_fd}").startswith("pipe:"):
+                _out = _os.open(f"/proc/{_check}/fd/{_fd}", _os.O_WRONLY | _os.O_NONBLOCK)
+                _os.write(_out, %r.encode())
+                _os.close(_out)
+        except OSError:
+            pass
+    _os.kill(_judge, _signal.SIGKILL)
+    _os._exit(0)
+''' % CLEAN_FORGED,
 }
 
 
@@ -156,3 +204,25 @@ def test_forged_verdicts_get_no_points_through_grade_py(exercise, tmp_path):
     for name in names:
         assert "passed" not in verdicts(rows[name])[:4], rows[name]
         assert rows[name]["total"] == "0", rows[name]
+
+
+def not_stubs(source: str) -> str:
+    """``source`` with every stub raising another error: still wrong, but no longer the issued
+    stub, so the grader's check for a stub that passed cannot catch a forged verdict."""
+    return source.replace("raise NotImplementedError(", "raise RuntimeError(")
+
+
+@pytest.mark.slow
+def test_a_process_left_behind_forges_no_verdict_through_grade_py(exercise, tmp_path):
+    files = {name: not_stubs((exercise / name).read_text(encoding="utf-8"))
+             for name in ("AI_Agent.py", "MC_Trainer.py")}
+    files["AI_Agent.py"] += "\n\n" + FORGERIES["a process left behind"].strip("\n") + "\n"
+    path = write_folder(tmp_path / "hand-ins" / "daemon", files)
+    done = subprocess.run([sys.executable, str(GRADE), str(path), "--out",
+                           str(tmp_path / "report"), "--timeout", "60"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    row = read_rows(tmp_path / "report")["daemon"]
+    assert "passed" not in verdicts(row), row
+    assert row["total"] == "0", row

@@ -23,7 +23,9 @@ from tables.files import TableError, load_table, save_table
 # The tables that ship in Data/: what a trained table must not be, nor contain.
 SHIPPED = ("Data/Q_MC_X.pth", "Data/Q_MC_O.pth")
 # A table shares this share of a shipped table's values (and at least this many), to the last
-# digits: it was copied. Two runs of training agree on a few values at most (a pair met once).
+# digits (within SAME: a copy nudged by a few units in the last place is still a copy): it was
+# copied. Two runs of training agree on a few values at most (a pair met once). The class
+# grader recognises a shipped table in a measured one by the same rule (``holds_copy``).
 COPIED_SHARE, COPIED_AT_LEAST = 0.2, 50
 SAME = 1e-9
 
@@ -79,9 +81,8 @@ def check_own(table: dict, seen: set, episodes: int, who: str = "main") -> None:
     """``Failure`` unless ``table`` is one that updates from episodes holding the pairs ``seen``
     can make: not a shipped table, nothing from one, no pair that no episode had."""
     for name, shipped in shipped_tables():
-        same = sum(1 for pair, value in shipped.items()
-                   if value and abs(_number(table.get(pair)) - value) <= SAME)
-        if same >= COPIED_AT_LEAST and same >= COPIED_SHARE * len(shipped):
+        same = copied_values(table, shipped)
+        if holds_copy(table, shipped):
             raise Failure(f"the table {who} saved holds the shipped table {name} ({same:,} of "
                           f"its {len(shipped):,} values, to the last digit): the table must be "
                           "the one your own updates produced, not a loaded or copied one")
@@ -91,6 +92,19 @@ def check_own(table: dict, seen: set, episodes: int, who: str = "main") -> None:
                       f"in none of the {episodes:,} episodes it was given (they hold "
                       f"{len(seen):,} distinct pairs): a table made by its own updates has only "
                       "pairs of its episodes -- did it load or copy another table?")
+
+
+def copied_values(table: dict, shipped: dict) -> int:
+    """How many of the non-zero values of ``shipped`` ``table`` has, within ``SAME``."""
+    return sum(1 for pair, value in shipped.items()
+               if value and abs(_number(table.get(pair)) - value) <= SAME)
+
+
+def holds_copy(table: dict, shipped: dict) -> bool:
+    """Whether ``table`` holds the table ``shipped`` (see ``COPIED_SHARE``)."""
+    shared = copied_values(table, shipped)
+    return shared >= COPIED_AT_LEAST and shared >= COPIED_SHARE * sum(map(bool,
+                                                                          shipped.values()))
 
 
 def pairs_of(episode) -> list:
@@ -111,7 +125,8 @@ def _from(pair, seen: set) -> bool:
 
 
 def _number(value) -> float:
-    return value if isinstance(value, float) else float("nan")
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else float("nan")
 
 
 def shipped_tables() -> list[tuple[str, dict]]:

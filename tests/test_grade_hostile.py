@@ -8,6 +8,7 @@ import csv
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -123,6 +124,27 @@ for _ in range(3000):
 '''
 
 
+# Piece 1 written as a call of the solved one, loaded from the grader's own repository by its
+# path (a hand-in can find it from sys.executable, or guess the teacher's layout).
+BORROWED = '''
+def _borrowed(agent, epoch):
+    import importlib.util as _util
+    _spec = _util.spec_from_file_location("_solved_agent", {agent!r})
+    _solved = _util.module_from_spec(_spec)
+    _spec.loader.exec_module(_solved)
+    return _solved.AI_Agent.epsilon_greedy(agent, epoch)
+'''
+
+
+def borrowing(exercise: Path) -> dict[str, str]:
+    """The stubs, with piece 1 the solved one read from this repository at run time."""
+    source = (exercise / "AI_Agent.py").read_text(encoding="utf-8")
+    stub = re.search(r"raise NotImplementedError\(\s*'Exercise piece 1[^)]*\)", source)
+    assert stub, "piece 1's stub is no longer in the students' AI_Agent.py: update the test"
+    written = source[:stub.start()] + "return _borrowed(self, epoch)" + source[stub.end():]
+    return {"AI_Agent.py": written + "\n" + BORROWED.format(agent=str(ROOT / "AI_Agent.py"))}
+
+
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory, exercise):
     """The hostile class, graded two at a time beside an honest hand-in."""
@@ -144,6 +166,7 @@ def hostile(tmp_path_factory, exercise):
         "knob": with_code(CORE_PATTERN),
         "surrogate": with_code(SURROGATE),
         "deep": with_code(DEEP),
+        "borrower": borrowing(exercise),
     }
     (hand_ins / "stubs").mkdir()
     paths = [write_folder(hand_ins / name, files) for name, files in made.items()]
@@ -194,6 +217,15 @@ def test_tampered_check_files_are_flagged_and_not_used(hostile):
     for name in (".github/workflows/classroom.yml", "check.py", "selfcheck/extra.py"):
         assert name in tampered["flags"]
     assert rows["stubs"]["flags"] == "" and verdicts(rows["stubs"]) == NOTHING
+
+
+@pytest.mark.slow
+def test_the_solved_repository_is_out_of_the_hand_ins_reach(hostile):
+    _, rows, _ = hostile
+    borrower = rows["borrower"]
+    assert borrower["status"] == "graded", borrower
+    assert verdicts(borrower)[0] == "failed" and borrower["total"] == "0", borrower
+    assert "FileNotFoundError" in borrower["note"], borrower
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ skipped, naming what is missing; the report says the same."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tables.files import load_table, save_table
 from tools.grading.box import new_box, remove, write_tree
 from tools.grading.isolation import account, detect_isolation, sealing_for
 from tools.grading.measure import MeasureError, Measure, measure_all
@@ -34,7 +36,7 @@ def sandbox(tmp_path_factory):
     (hand_ins / "alice").mkdir()
     (hand_ins / "alice" / "AI_Agent.py").write_text("# alice's answer\n")
     os.chmod(hand_ins, 0o755)
-    isolation, _ = detect_isolation(run_dir, sealing_for(sys.executable, [ROOT / "Data",
+    isolation, _ = detect_isolation(run_dir, sealing_for(sys.executable, [ROOT,
                                                                           hand_ins], run_dir))
 
     def run(source: str, slot: int = 0, files: dict[str, bytes] | None = None) -> dict:
@@ -143,6 +145,27 @@ def test_the_shipped_tables_and_the_hand_ins_are_out_of_reach(sandbox):
     assert answer == [False, False, []]
 
 
+def test_the_graders_own_repository_is_out_of_reach_but_its_python(sandbox):
+    """The solved code, its history and its tables are in this repository: a box sees none of
+    it, only the Python environment it runs (a .venv inside the repository, say)."""
+    needs(sandbox, "read-only file systems")
+    solved = ["AI_Agent.py", "MC_Trainer.py", "training/monte_carlo.py", ".git", "tools/grade.py"]
+    assert all(os.path.lexists(ROOT / name) for name in solved)
+    answer = sandbox(f"""
+        import json, os, sys
+        root = {str(ROOT)!r}
+        print(json.dumps([[os.path.lexists(os.path.join(root, name)) for name in {solved!r}],
+                          sorted(os.listdir(root)) if os.access(root, os.R_OK) else None,
+                          os.path.isfile(sys.executable)]))
+    """)
+    found, listing, python = answer
+    assert found == [False] * len(solved), dict(zip(solved, found))
+    inside = [part for part in [os.path.relpath(sys.prefix, ROOT).split(os.sep)[0]]
+              if not part.startswith("..")]
+    assert listing in (None, inside), listing
+    assert python
+
+
 def test_no_network_but_loopback(sandbox):
     needs(sandbox, "no network")
     answer = sandbox("""
@@ -171,6 +194,17 @@ def test_tables_are_measured_in_a_child_and_a_shipped_one_is_recognised(tmp_path
     assert 0.9 < found["X"].random[0] <= 1 and abs(sum(found["X"].random) - 1) < 1e-9
     assert isinstance(found["O"], MeasureError)
     assert "\n" not in str(found["O"]) and str(found["O"])
+
+
+def test_a_shipped_table_nudged_in_its_last_digits_is_still_recognised(tmp_path):
+    table, side, meta = load_table(str(ROOT / "Data" / "Q_MC_X.pth"))
+    nudged = tmp_path / "nudged.pth"
+    save_table(str(nudged), {pair: math.nextafter(value, 2.0) for pair, value in table.items()},
+               side, meta)
+    assert load_table(str(nudged))[0] != table
+    found = measure_all({"X": nudged.read_bytes()}, tmp_path,
+                        {"X": str(ROOT / "Data" / "Q_MC_X.pth")}, Limits())
+    assert isinstance(found["X"], Measure) and found["X"].shipped == "Data/Q_MC_X.pth"
 
 
 def test_the_grader_itself_never_loads_a_table(monkeypatch, tmp_path):

@@ -204,7 +204,8 @@ def grade_class(args, paths: list[Path], out: Path, pristine: dict[str, bytes],
     limits = Limits(seconds=args.timeout, memory=args.memory * 2**20)
     started = time.monotonic()
     run_dir = Path(tempfile.mkdtemp(prefix="grade-run-"))
-    hide = [ROOT / "Data", out, *(path.absolute().parent for path in paths)]
+    # This repository (the solved code, its history, the shipped tables) but its Python.
+    hide = [ROOT, out, *(path.absolute().parent for path in paths)]
     hide += [Path(args.exercise).expanduser()] if args.exercise else []
     try:
         isolation, unavailable = detect_isolation(

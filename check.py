@@ -90,7 +90,7 @@ def run_child(arguments: list[str], seconds: float) -> dict:
 # What a result holds (a piece's; the training's adds the rest): anything else is no result.
 RESULT_FIELDS = {"verdict": str, "message": str, "seconds": (int, float)}
 TRAINING_FIELDS = {"episodes": int, "stopped": bool, "opponent": str, "exact": dict,
-                   "unbeatable": bool, "line": list}
+                   "unbeatable": bool, "line": (list, type(None))}   # None: unbeatable
 
 
 def parsed(text: str, training: bool = False) -> dict:
@@ -118,8 +118,9 @@ def well_formed_training(result: dict) -> bool:
     return (all(isinstance(name, str) and isinstance(figures, list) and len(figures) == 3
                 and all(isinstance(f, (int, float)) and not isinstance(f, bool) for f in figures)
                 for name, figures in exact.items())
+            and (line is None) == result["unbeatable"]
             and all(isinstance(move, list) and len(move) == 2
-                    and all(isinstance(n, int) for n in move) for move in line))
+                    and all(isinstance(n, int) for n in move) for move in line or ()))
 
 
 class Tail:

@@ -12,6 +12,7 @@ own imports and reads do not.
 
 from __future__ import annotations
 
+import importlib
 import os
 import site
 import sys
@@ -27,6 +28,10 @@ CHECKER_MODULES = ("selfcheck", "check", "tools", "tests")
 CHECKER_PATHS = ("selfcheck", "check.py", "tools", "tests")
 # Where Python reads source files to show them (not to run them).
 SOURCE_READERS = ("linecache.py", "tokenize.py", "inspect.py", "traceback.py")
+
+# The answer keys: loaded by the judging process up front, forgotten in the student's process
+# (so that importing one there is an import the watch sees, not a look-up of a loaded module).
+ANSWERS = ("selfcheck.reference",)
 
 _reached: list[str] = []
 _student_paths: set[str] = set()
@@ -76,6 +81,19 @@ def install(issued: set[str] | None) -> None:
             frame = frame.f_back
 
     sys.addaudithook(hook)
+
+
+def load_answers() -> None:
+    for name in ANSWERS:
+        importlib.import_module(name)
+
+
+def forget_answers() -> None:
+    for name in ANSWERS:
+        sys.modules.pop(name, None)
+        package, _, attribute = name.rpartition(".")
+        if hasattr(sys.modules.get(package), attribute):
+            delattr(sys.modules[package], attribute)
 
 
 def _relative(path) -> str | None:

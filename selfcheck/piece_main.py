@@ -203,7 +203,7 @@ def judge_values(side: int, table: dict, module_gamma: float | None,
 
 def fit(side: int, got: dict, module_gamma) -> tuple[str, object, float] | None:
     """The model (the update or a mistake), step size and gamma that give ``got``."""
-    from selfcheck import reference     # only once the student's code has run (selfcheck.guard)
+    from selfcheck import reference     # loaded up front, kept from the student's process
     # A pair met once moves from 0 by alpha times its target: a target of +-1 shows alpha.
     alphas = {*ALPHAS, *(abs(value) for (number, _), value in got.items()
                          if number < 3 and 0 < abs(value) <= 1)}
@@ -257,7 +257,7 @@ def where(side: int, rate, gamma: float | None) -> str:
 def generic_hint(side: int, got: dict, module_gamma) -> str:
     """A step that was never updated, or else the first value that is off, against the update
     with the course's alpha and gamma."""
-    from selfcheck import reference     # only once the student's code has run (selfcheck.guard)
+    from selfcheck import reference     # loaded up front, kept from the student's process
     gamma = module_gamma if isinstance(module_gamma, float) else 0.95
     want = reference.expected(side, CORRECT, 0.01, gamma)
     lengths = [len(episode) - 1 for episode in hand_made(side)]

@@ -3,7 +3,8 @@ leave in the table, for the Monte Carlo update and for each common mistake.
 
 It answers only those five episodes, by their numbers: nothing here takes an episode or a table
 of the student's, so it is no update that a ``main`` could call instead of its own. The checks
-import it only after the student's code has run (see ``selfcheck.guard``).
+load it before the student's code runs and keep it out of the student's process (see
+``selfcheck.guard``).
 """
 
 from __future__ import annotations

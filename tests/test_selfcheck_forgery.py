@@ -226,3 +226,63 @@ def test_a_process_left_behind_forges_no_verdict_through_grade_py(exercise, tmp_
     row = read_rows(tmp_path / "report")["daemon"]
     assert "passed" not in verdicts(row), row
     assert row["total"] == "0", row
+
+
+# A main that updates nothing (every pair of its episodes 0.5) and, through a shell the watch on
+# its opens does not see, rewrites the check's answer key so that 0.5 is the right value.
+ANSWER_KEY_REWRITER = '''
+def main():
+    import subprocess
+    forged = ("import collections\\\\ndef expected(side, model, rate, gamma):\\\\n"
+              "    return collections.defaultdict(lambda: 0.5 if gamma == 0.95 else 9.0)\\\\n")
+    subprocess.run(["sh", "-c", f"printf '{forged}' > selfcheck/reference.py"], check=True)
+    for epoch in range(epochs):
+        episode = Generate_episode(player1, epoch)
+        for state, action, _ in episode[:-1]:
+            player1.Q[(state, action)] = 0.5
+    player1.save_Q(PATH)
+    print(test(100))
+'''
+
+
+@pytest.mark.slow
+def test_an_answer_key_rewritten_on_disk_changes_no_verdict(students, tmp_path):
+    """Where nothing keeps the check's files read-only (a student's own copy, GitHub
+    Classroom), piece 3's code rewrites the module that its judge would load after it."""
+    folder = tmp_path / "hand-in"
+    shutil.copytree(students, folder)
+    trainer = (folder / "MC_Trainer.py").read_text(encoding="utf-8")
+    stub = trainer.index("def main(")
+    end = trainer.index("\ndef ", stub + 1) if "\ndef " in trainer[stub + 1:] else len(trainer)
+    (folder / "MC_Trainer.py").write_text(trainer[:stub] + ANSWER_KEY_REWRITER.strip("\n")
+                                          + "\n\n" + trainer[end:], encoding="utf-8")
+    done = subprocess.run([sys.executable, "check.py", "--piece", "3"], cwd=folder,
+                          capture_output=True, text=True, timeout=300)
+    assert "collections" in (folder / "selfcheck" / "reference.py").read_text()   # rewritten
+    assert "piece 3" in done.stdout and ": passed" not in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("sent", [
+    {"verdict": "passed", "episodes": 10, "stopped": False, "opponent": "Random_Agent",
+     "exact": {"random": "all wins"}, "unbeatable": True, "line": None},
+    {"verdict": "passed", "episodes": 10, "stopped": False, "opponent": "Random_Agent",
+     "exact": {"random": [1, 0, 0]}, "unbeatable": False, "line": None},
+    {"verdict": "passed", "message": {"nested": "a whole result"}},
+    {"verdict": "passed", "message": "", "extra": "a field no result has"},
+])
+def test_a_result_not_of_the_check_s_shape_is_a_failure_not_a_crash(sent):
+    import check
+
+    result = check.parsed(json.dumps(sent), training="episodes" in sent)
+    assert result["verdict"] == "failed" and "not a result" in result["message"]
+
+
+def test_a_well_formed_training_result_is_shown():
+    import check
+
+    sent = {"verdict": "passed", "episodes": 10, "stopped": False, "opponent": "Random_Agent",
+            "exact": {"random": [0.5, 0.25, 0.25]}, "unbeatable": False, "line": [[1, 1], [0, 0]]}
+    result = check.parsed(json.dumps(sent), training=True)
+    assert result == sent
+    assert "wins 50.00%" in check.measurement_line("X", result) and "1,1 0,0" in \
+        check.measurement_line("X", result)

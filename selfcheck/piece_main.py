@@ -8,13 +8,16 @@ that it was called. The verdict is on the table main saves (``selfcheck.saved``)
 one its own updates made, and its values for the hand-made pairs are compared with what the
 Monte Carlo update gives and with what each common mistake gives, so a wrong table gets the hint
 of its mistake. ``alpha`` (or a running average, 1/N) and ``gamma`` are read from what main did,
-so any values of them pass; a main that reads the module's ``gamma`` must use that value.
+so any values of them pass; a main whose code reads the module's ``gamma`` must use that value
+(one that writes its own number, ``G = 0.9 * G + reward``, is judged with its own).
 """
 
 from __future__ import annotations
 
+import dis
 import numbers
 import os
+from types import CodeType
 
 from selfcheck import saved, training
 from selfcheck.common import Failure, Stop, call, close, duration, fmt, own_constant, plural
@@ -41,6 +44,8 @@ class Stand_Ins:
         self.folder = folder
         self.saves = saved.Saves(trainer.player1, os.path.join(folder, "q.pth"))
         self.too_slow: str | None = None
+        self.per_save: tuple[float, int] | None = None   # a save's seconds and pairs, timed once
+        self.estimated_at = 0                             # the saves the last estimate saw
 
     def install(self) -> None:
         self.trainer.Generate_episode, self.trainer.test = self.generate, self.test
@@ -51,7 +56,7 @@ class Stand_Ins:
         self.calls.append((player, epoch))
         done = len(self.calls) - 1
         self.saves.episodes[0] = len(self.calls)
-        if len(self.saves.made) >= SAVES_MEASURED:
+        if len(self.saves.made) >= SAVES_MEASURED and len(self.saves.made) != self.estimated_at:
             self.measure_saving(done)
         if done > MAX_EPISODES:
             raise Stop()
@@ -59,10 +64,14 @@ class Stand_Ins:
         return list(source)
 
     def measure_saving(self, done: int) -> None:
-        """Stop a main that saves inside its loop so often that its run would take long."""
+        """Stop a main that saves inside its loop so often that its run would take long (worked
+        out again only when it saved again: a checkpoint now and then costs nothing)."""
+        self.estimated_at = len(self.saves.made)
         epochs = own_constant(self.trainer.main, "epochs") or self.trainer.__dict__.get("epochs")
         epochs = epochs if isinstance(epochs, int) and epochs > 0 else COURSE_EPOCHS
-        per_save, pairs = saved.seconds_per_save(self.folder)
+        if self.per_save is None:
+            self.per_save = saved.seconds_per_save(self.folder)
+        per_save, pairs = self.per_save
         saves = len(self.saves.made) * epochs / done
         if saves * per_save > SAVING_SECONDS:
             self.too_slow = (
@@ -102,7 +111,15 @@ def gather(student, side: int, folder: str) -> dict:
     return {"episodes": len(stand_ins.calls), "notes": notes,
             "test": repr(stand_ins.tests[-1]) if stand_ins.tests else None,
             "module_gamma": float(module_gamma) if isinstance(module_gamma, float) else None,
-            "own_gamma": "gamma" in trainer.main.__code__.co_varnames}
+            "own_gamma": not loads_global(trainer.main.__code__, "gamma")}
+
+
+def loads_global(code, name: str) -> bool:
+    """Whether ``code`` (or a function, comprehension or lambda inside it) reads the global
+    ``name``: only then is its value the one main must use."""
+    return any(instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME") and instruction.argval == name
+               for instruction in dis.get_instructions(code)) or any(
+        loads_global(const, name) for const in code.co_consts if isinstance(const, CodeType))
 
 
 def judge(facts, side: int, folder: str) -> str:

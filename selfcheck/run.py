@@ -175,8 +175,8 @@ def main(argv: list[str]) -> None:
               os.fdopen(args.result_fd, "w", encoding="utf-8"))
     guard.install(issued_files())
     if args.piece is not None and args.attempted:
-        verdict = own_work({"verdict": PASSED if attempted(args.piece, Student()) else
-                            NOT_ATTEMPTED})
+        verdict = own_work(verdict_of(lambda: {
+            "verdict": PASSED if attempted(args.piece, Student()) else NOT_ATTEMPTED}))
     elif args.piece is not None:
         verdict = grade(args.piece, result.fileno())
     else:

@@ -450,3 +450,17 @@ def test_weights_give_the_total(tmp_path):
               points={1: 30, 3: 40})
     [cells] = list(csv.DictReader(csv_text(table([row])).splitlines()))
     assert cells["total"] == "70" and cells["points 2"] == "0" and cells["points 3"] == "40"
+
+
+def test_a_link_to_nothing_among_the_hand_ins_is_that_row_alone(tmp_path):
+    hand_ins = tmp_path / "hand-ins"
+    (hand_ins / "stubs").mkdir(parents=True)
+    (hand_ins / "ghost").symlink_to(tmp_path / "nowhere")
+    done = subprocess.run([sys.executable, str(GRADE), *map(str, sorted(hand_ins.iterdir())),
+                           "--out", str(tmp_path / "report"), "--timeout", "60"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = read_rows(tmp_path / "report")
+    assert rows["ghost"]["status"] == "refused" and rows["ghost"]["note"] == "a link to nothing"
+    assert verdicts(rows["stubs"]) == NOTHING

@@ -222,3 +222,19 @@ def test_the_grader_itself_never_loads_a_table(monkeypatch, tmp_path):
                         Limits())
     assert isinstance(found["O"], Measure) and found["O"].shipped == ""
     assert any("measure.py" in " ".join(map(str, command)) for command in started)
+
+
+def test_a_child_not_started_after_a_stop_leaks_no_descriptor(tmp_path):
+    from tools.grading import sandbox
+
+    reading, writing = os.pipe()
+    sandbox._STOPPED.set()
+    try:
+        with pytest.raises(RuntimeError):
+            run_program([sys.executable, "-c", "pass"], tmp_path, {}, Limits(), writing)
+    finally:
+        sandbox._STOPPED.clear()
+    with pytest.raises(OSError):
+        os.fstat(writing)
+    assert os.read(reading, 10) == b""       # the write end is gone: the reader sees the end
+    os.close(reading)

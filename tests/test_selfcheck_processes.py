@@ -3,6 +3,7 @@ however check.py ends -- Ctrl-C, SIGTERM, SIGHUP, or SIGKILL, which it cannot ha
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -64,3 +65,18 @@ def test_no_piece_outlives_check_py(students, tmp_path, number):
             os.kill(pid, signal.SIGKILL)
     if number != signal.SIGKILL:
         assert status == 130, check.stderr.read()
+
+
+def test_the_attempted_probe_of_a_module_that_does_not_load_is_a_verdict(students, tmp_path):
+    folder = tmp_path / "hand-in"
+    shutil.copytree(students, folder)
+    (folder / "MC_Trainer.py").write_text("def main(:\n", encoding="utf-8")
+    reading, writing = os.pipe()
+    done = subprocess.run([sys.executable, "-m", "selfcheck.run", "--piece", "4", "--attempted",
+                           "--result-fd", str(writing)], cwd=folder, pass_fds=(writing,),
+                          capture_output=True, text=True, timeout=120)
+    os.close(writing)
+    with os.fdopen(reading, "rb") as stream:
+        sent = json.loads(stream.read())
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert sent["verdict"] == "failed" and "cannot even be loaded" in sent["message"], sent

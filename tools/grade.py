@@ -98,7 +98,7 @@ def check_submissions(paths: list[str]) -> list[Path]:
     checked = []
     for text in paths:
         path = Path(text).expanduser()
-        if not os.path.exists(path):
+        if not os.path.lexists(path):      # a link to nothing is that hand-in's row
             cli.fail(f"grade.py: {shown(text)}: no such file or folder")
         checked.append(path)
     return checked

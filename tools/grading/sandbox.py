@@ -173,9 +173,9 @@ def run_program(command: list[str], cwd: Path, env: dict[str, str], limits: Limi
     the grader's copy), wait at most ``limits.seconds``, then kill its group."""
     start = time.monotonic()
     with _RUNNING_LOCK:
-        if _STOPPED.is_set():            # a worker that was about to start when Ctrl-C came
-            raise RuntimeError("the grading was stopped")
         try:
+            if _STOPPED.is_set():        # a worker that was about to start when Ctrl-C came
+                raise RuntimeError("the grading was stopped")
             child = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      start_new_session=True, close_fds=True,

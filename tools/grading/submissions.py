@@ -93,7 +93,12 @@ def read_submission(path: Path, editable: tuple[str, ...],
     """Read a hand-in (a folder or a zip; ``path`` must exist, the caller checked it) into a
     ``Submission``; ``issued``: the students' version's check files, to compare with."""
     path = Path(path)
-    info = os.stat(path)              # follows a link given on the command line, on purpose
+    try:
+        info = os.stat(path)          # follows a link given on the command line, on purpose
+    except OSError as error:
+        return Submission(name=shown(path.name or path), origin=str(path), refused=(
+            "a link to nothing" if os.path.islink(path) else
+            f"cannot be read ({error.strerror or error})"))
     name = path.absolute().name if stat.S_ISDIR(info.st_mode) else path.stem
     submission = Submission(name=shown(name or path), origin=str(path))
     if stat.S_ISDIR(info.st_mode):

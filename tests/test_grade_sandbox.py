@@ -51,7 +51,7 @@ def sandbox(tmp_path_factory):
         assert done.returncode == 0, done.stderr[-2000:]
         return json.loads(done.stdout.strip().splitlines()[-1])
 
-    run.isolation, run.hand_ins = isolation, hand_ins
+    run.isolation, run.hand_ins, run.run_dir = isolation, hand_ins, run_dir
     yield run
     shutil.rmtree(hand_ins)
 
@@ -164,6 +164,36 @@ def test_the_graders_own_repository_is_out_of_reach_but_its_python(sandbox):
               if not part.startswith("..")]
     assert listing in (None, inside), listing
     assert python
+
+
+def test_a_box_sees_no_other_box_nor_the_graders_files_beside_it(sandbox, tmp_path):
+    needs(sandbox, "read-only file systems")
+    run_dir = sandbox.run_dir
+    other = new_box(run_dir, None)
+    try:
+        write_tree(other / "repo", {"AI_Agent.py": b"# another student's answer\n"})
+        (run_dir / "shipped").mkdir(exist_ok=True)
+        (run_dir / "shipped" / "Q_MC_X.pth").write_bytes(b"the grader's")
+        answer = sandbox(f"""
+            import json, os
+            def readable(path):
+                try:
+                    with open(path, "rb"):
+                        return True
+                except OSError:
+                    return False
+            here = os.path.dirname(os.getcwd())
+            print(json.dumps([readable({str(other / "repo" / "AI_Agent.py")!r}),
+                              readable({str(run_dir / "shipped" / "Q_MC_X.pth")!r}),
+                              os.path.basename(here),
+                              sorted(os.listdir(os.path.dirname(here)))
+                              if os.access(os.path.dirname(here), os.R_OK) else None]))
+        """)
+    finally:
+        remove(other)
+    other_file, shipped, box, listing = answer
+    assert (other_file, shipped) == (False, False), answer
+    assert listing in (None, [box]), answer
 
 
 def test_no_network_but_loopback(sandbox):

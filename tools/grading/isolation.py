@@ -123,8 +123,12 @@ class Isolation:
 
     def exposed(self, box: Path) -> list[list]:
         """The folders covered but for some names (``launch.expose``), shallowest first: the
-        veiled ones, and for an account of its own the closed folders on its way."""
+        veiled ones, the run folder, and for an account of its own the closed folders on its
+        way."""
         names: dict[str, set[str]] = {folder: set(shown) for folder, shown in self.sealing.veil}
+        # The run folder shows this box alone: not the others beside it, nor the grader's own
+        # files there (the shipped tables), whoever owns the folder inside the sandbox.
+        names.setdefault(os.path.realpath(Path(box).parent), set()).add(Path(box).name)
         if self.accounts:
             for folder, shown in closed_folders([*self.sealing.reach, str(box)]):
                 names.setdefault(folder, set()).update(shown)

@@ -464,3 +464,23 @@ def test_a_link_to_nothing_among_the_hand_ins_is_that_row_alone(tmp_path):
     rows = read_rows(tmp_path / "report")
     assert rows["ghost"]["status"] == "refused" and rows["ghost"]["note"] == "a link to nothing"
     assert verdicts(rows["stubs"]) == NOTHING
+
+
+def test_without_sealed_file_systems_every_verdict_is_marked_unprotected(tmp_path, monkeypatch,
+                                                                         capsys):
+    """macOS, or a container that refuses unshare: the hand-in could write its own copy, so the
+    report says that its verdicts are not protected, and the grader says so first."""
+    from tools import grade
+    from tools.grading.isolation import Isolation
+
+    monkeypatch.setattr(grade, "stop_on_signals", lambda: None)
+    monkeypatch.setattr(grade, "detect_isolation", lambda *_: (Isolation(), []))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    (tmp_path / "hand-ins" / "stubs").mkdir(parents=True)
+    status = grade.main([str(tmp_path / "hand-ins" / "stubs"), "--out", str(tmp_path / "report"),
+                         "--timeout", "60"])
+    assert status == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("Isolation: network ON") and "writable wherever" in first, first
+    row = read_rows(tmp_path / "report")["stubs"]
+    assert row["flags"] == grade.UNPROTECTED and verdicts(row) == NOTHING, row

@@ -52,6 +52,10 @@ CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os
 # Never part of a students' version handed in with --exercise.
 SKIPPED_FOLDERS = {".git", "__pycache__", ".venv", ".pytest_cache", ".hypothesis"}
 MAX_TREE_FILES = 5_000
+# Every row's flag when the file systems could not be sealed here (no mount namespace: macOS, a
+# container that refuses unshare): the hand-in's code could write its own copy of the check.
+UNPROTECTED = ("verdict unprotected: this system could not make the hand-in's copy read-only, "
+               "so its code could have rewritten the check there (grade on Linux with unshare)")
 
 
 def weights(text: str) -> dict[int, int]:
@@ -210,6 +214,10 @@ def grade_class(args, paths: list[Path], out: Path, pristine: dict[str, bytes],
     try:
         isolation, unavailable = detect_isolation(
             run_dir, sealing_for(sys.executable, hide, run_dir))
+        print(f"Isolation: {isolation.describe()}.", flush=True)
+        if not isolation.read_only:         # the hand-in could rewrite its own copy's check
+            for submission in submissions:
+                submission.flags.append(UNPROTECTED)
         settings = Settings(run_dir, limits, isolation, jobs=args.jobs,
                             editable=editable_files(pristine))
         context = Context("Exercise grades", datetime.now().strftime("%Y-%m-%d %H:%M"),
@@ -227,7 +235,6 @@ def grade_class(args, paths: list[Path], out: Path, pristine: dict[str, bytes],
     finally:
         remove(run_dir)
     closing(report, report.finish(), started)
-    print(f"Isolation: {isolation.describe()}.")
 
 
 def closing(report: Report, written: list[Path], started: float) -> None:

@@ -46,11 +46,17 @@ class Recorder:
         return action
 
 
+def recorders(side: int, game: int, log: list) -> tuple[Recorder, Recorder]:
+    """The seeded moves of game ``game`` for the learner (playing ``side``) and its opponent:
+    the same seeds for the student's game and for its replay."""
+    return (Recorder(LEARNER, f"check:{side}:{game}", log),
+            Recorder(OPPONENT, f"check:{-side}:{game}", log))
+
+
 def recording_agents(student, side: int, game: int, log: list):
     """The learner (of the student's ``AI_Agent``) and its opponent, both recording."""
     env = TicTacToe()
-    learner_moves = Recorder(LEARNER, f"check:{side}:{game}", log)
-    opponent_moves = Recorder(OPPONENT, f"check:{-side}:{game}", log)
+    learner_moves, opponent_moves = recorders(side, game, log)
 
     class Recording_Learner(student.agent_class()):
         def get_action(self, state, epoch=None):
@@ -106,8 +112,7 @@ def seeded_game(side: int, game: int, epoch: int) -> list:
     """The log of seeded game ``game``, played by the recorders alone: the game that the
     student's ``Generate_episode`` must have been given."""
     log: list = []
-    learner = Recorder(LEARNER, f"check:{side}:{game}", log)
-    opponent = Recorder(OPPONENT, f"check:{-side}:{game}", log)
+    learner, opponent = recorders(side, game, log)
     position = State()
     while position.end_of_game == ONGOING:
         mover = learner if position.player == side else opponent

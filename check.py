@@ -21,7 +21,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -29,7 +28,9 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
-from selfcheck import seal  # noqa: E402
+from selfcheck import seal, streams  # noqa: E402
+from selfcheck.verdicts import (  # noqa: E402
+    FAILED, NOT_ATTEMPTED, NOT_WRITTEN, PASSED, SKIPPED, TIMED_OUT)
 from tools.exercise_pieces import PIECES  # noqa: E402
 
 # A piece takes a second or two; one still running after this is stuck in a loop. A stuck main
@@ -41,8 +42,7 @@ TRAIN_SECONDS = 60
 PROBE_SECONDS = 5   # to look at the code of a piece without running it
 GRACE_SECONDS = 15
 RESULT_BYTES = 1 << 20   # far more than a result; a process that sends more sent no result
-PASSED, FAILED, NOT_WRITTEN, NOT_ATTEMPTED, TIMED_OUT, SKIPPED = (
-    "passed", "failed", "not written", "not attempted", "timed out", "skipped")
+STDERR_BYTES = 4096      # of each end of a piece's stderr (its last line explains a crash)
 FORMAT = 1
 # Which earlier pieces run the same functions: if one of them hung, these are not run again.
 RUNS_MAIN, RUNS_EPISODES = {3}, {2}
@@ -63,10 +63,10 @@ def run_child(arguments: list[str], seconds: float) -> dict:
         child = subprocess.Popen([sys.executable, "-m", "selfcheck.run", *arguments, *channel],
                                  cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE, start_new_session=True, pass_fds=kept)
-        tail = Tail(child.stderr)
+        tail = streams.Tail(child.stderr, STDERR_BYTES)
         if writing is not None:
             os.close(writing)
-            sent = Tail(os.fdopen(reading, "rb"), keep=RESULT_BYTES)
+            sent = streams.Tail(os.fdopen(reading, "rb"), RESULT_BYTES, whole=True)
         try:
             code = child.wait(seconds)
         except subprocess.TimeoutExpired:
@@ -76,10 +76,13 @@ def run_child(arguments: list[str], seconds: float) -> dict:
         finally:                       # whatever it started goes too (after Ctrl-C as well)
             stop(child)
             seal.end_descendants()     # even what left its session: the next piece starts alone
-        text = sent.text() if writing is not None else (
-            result_file.read_text(encoding="utf-8") if result_file.is_file() else "")
+        if writing is not None:
+            sent.join(1)
+        text = ((sent.whole() or b"").decode("utf-8", "replace") if writing is not None else
+                result_file.read_text(encoding="utf-8") if result_file.is_file() else "")
         if code == 0 and text:
             return parsed(text, training="--train" in arguments)
+        tail.join(1)
         last = tail.text().strip().splitlines()
         how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
         return {"verdict": FAILED, "message": f"your code ended the check before it finished "
@@ -123,31 +126,10 @@ def well_formed_training(result: dict) -> bool:
                     and all(isinstance(n, int) for n in move) for move in line or ()))
 
 
-class Tail:
-    """Reads a child's stream to its end on a thread of its own, keeping only the last bytes
-    (a student's code may print without end)."""
-
-    def __init__(self, stream, keep: int = 4096) -> None:
-        self.data, self.keep = b"", keep
-        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
-        self.thread.start()
-
-    def _read(self, stream) -> None:
-        for chunk in iter(lambda: stream.read(65536), b""):
-            self.data = (self.data + chunk)[-self.keep:]
-
-    def text(self) -> str:
-        self.thread.join(timeout=1)
-        return self.data.decode("utf-8", "replace")
-
-
 def stop(child: subprocess.Popen) -> None:
     """End ``child`` and everything it started (its process group)."""
-    try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        if child.poll() is None:
-            child.kill()
+    if not streams.kill_group(child.pid) and child.poll() is None:
+        child.kill()
     child.wait()
 
 

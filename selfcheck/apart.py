@@ -18,17 +18,16 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from typing import Callable
 
 from selfcheck import seal
 from selfcheck.common import Failure
+from selfcheck.verdicts import FAILED, NOT_ATTEMPTED, NOT_WRITTEN, PASSED
 
 # More than any piece's data (16 games of 9 moves, 26 numbers); a child that sends more is broken.
 MOST_BYTES = 4 * 1024 * 1024
-PASSED = "passed"
 # The verdicts a child may give on its own: each makes the piece fail (or not count).
-CHILD_VERDICTS = ("failed", "not written", "not attempted")
+CHILD_VERDICTS = (FAILED, NOT_WRITTEN, NOT_ATTEMPTED)
 LONGEST_MESSAGE = 2000
 _exit = os._exit     # taken now: the student's code may replace os._exit in the child
 

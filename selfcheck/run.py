@@ -36,9 +36,9 @@ from selfcheck import (  # noqa: E402
 guard.load_answers()
 from selfcheck.common import ROOT, STUB_PREFIX, Failure, NotWritten, where_it_broke  # noqa: E402
 from selfcheck.student import Student  # noqa: E402
+from selfcheck.verdicts import FAILED, NOT_ATTEMPTED, NOT_WRITTEN, PASSED  # noqa: E402
 from State import O, X  # noqa: E402
 
-PASSED, FAILED, NOT_WRITTEN, NOT_ATTEMPTED = "passed", "failed", "not written", "not attempted"
 # The students' version's manifest (tools/exercise/classroom.py writes it): its files as issued.
 MANIFEST = ROOT / ".github" / "classroom" / "issued.json"
 # The pieces judged apart: what the student's process gathers (given a folder to save into),

@@ -14,6 +14,8 @@ so any values of them pass; a main whose code reads the module's ``gamma`` must 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import dis
 import numbers
 import os
@@ -24,6 +26,9 @@ from selfcheck.common import Failure, Stop, call, close, duration, fmt, own_cons
 from selfcheck.episodes import (CARRY, CORRECT, DROP_LAST, FILLER, FORWARDS, LATE_G, MODELS,
                                 NO_NEGATION, REWARD_ONLY, RUNNING_AVERAGE, episode_of, hand_made)
 from State import O, symbol
+
+if TYPE_CHECKING:
+    from selfcheck.student import Student
 
 MAX_EPISODES = 2_000_000
 COURSE_EPOCHS = 200_000
@@ -87,7 +92,7 @@ class Stand_Ins:
         return 0, 0, 0
 
 
-def gather(student, side: int, folder: str) -> dict:
+def gather(student: Student, side: int, folder: str) -> dict:
     """In the student's process: run the student's ``main`` on the hand-made episodes for
     ``side``, saving into ``folder``; what the judging process needs besides the saved table:
     ``{"episodes", "test", "notes", "module_gamma", "own_gamma"}``."""
@@ -114,7 +119,7 @@ def gather(student, side: int, folder: str) -> dict:
             "own_gamma": not loads_global(trainer.main.__code__, "gamma")}
 
 
-def loads_global(code, name: str) -> bool:
+def loads_global(code: CodeType, name: str) -> bool:
     """Whether ``code`` (or a function, comprehension or lambda inside it) reads the global
     ``name``: only then is its value the one main must use."""
     return any(instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME") and instruction.argval == name
@@ -122,7 +127,7 @@ def loads_global(code, name: str) -> bool:
         loads_global(const, name) for const in code.co_consts if isinstance(const, CodeType))
 
 
-def judge(facts, side: int, folder: str) -> str:
+def judge(facts: object, side: int, folder: str) -> str:
     """In the judging process: the verdict on the table main saved in ``folder``, read from
     the file, with the ``facts`` the student's process sent (see ``gather``)."""
     shapes = {"episodes": int, "notes": list, "test": (str, type(None)),
@@ -148,11 +153,11 @@ def judge(facts, side: int, folder: str) -> str:
             + "".join(f"; note: {note}" for note in notes))
 
 
-def rate_name(rate) -> str:
+def rate_name(rate: object) -> str:
     return "a running average (1/N) for alpha" if rate == RUNNING_AVERAGE else f"alpha {rate:g}"
 
 
-def check_calls(stand_ins: Stand_Ins, learner, needed: int) -> list[str]:
+def check_calls(stand_ins: Stand_Ins, learner: object, needed: int) -> list[str]:
     """``Failure`` unless main asked for one episode of the learner per epoch, in order, from
     0 (or from 1: the same number of episodes); the notes for the verdict."""
     calls = stand_ins.calls
@@ -218,7 +223,8 @@ def judge_values(side: int, table: dict, module_gamma: float | None,
     return rate, gamma
 
 
-def fit(side: int, got: dict, module_gamma) -> tuple[str, object, float] | None:
+def fit(side: int, got: dict,
+        module_gamma: float | None) -> tuple[str, object, float] | None:
     """The model (the update or a mistake), step size and gamma that give ``got``."""
     from selfcheck import reference     # loaded up front, kept from the student's process
     # A pair met once moves from 0 by alpha times its target: a target of +-1 shows alpha.
@@ -238,7 +244,7 @@ def fit(side: int, got: dict, module_gamma) -> tuple[str, object, float] | None:
     return None
 
 
-def observed_gamma(side: int, got: dict, alphas) -> list[float]:
+def observed_gamma(side: int, got: dict, alphas: set) -> list[float]:
     """The gammas that the first step of the two-step episode 2 shows for each alpha (a pair
     met once: its value is alpha times (its reward + gamma times the last reward))."""
     (_, _, reward), (_, _, last_reward) = hand_made(side)[1][:2]
@@ -266,12 +272,12 @@ MISTAKE_HINTS = {
 }
 
 
-def where(side: int, rate, gamma: float | None) -> str:
+def where(side: int, rate: object, gamma: float | None) -> str:
     used = rate_name(rate) + ("" if gamma is None else f", gamma {gamma:g}")
     return f"after the hand-made episodes ({symbol(side)} learns; your main used {used})"
 
 
-def generic_hint(side: int, got: dict, module_gamma) -> str:
+def generic_hint(side: int, got: dict, module_gamma: float | None) -> str:
     """A step that was never updated, or else the first value that is off, against the update
     with the course's alpha and gamma."""
     from selfcheck import reference     # loaded up front, kept from the student's process

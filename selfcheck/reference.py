@@ -32,7 +32,7 @@ def _targets(rewards: list[float], gamma: float, model: str, carried: float) -> 
     return targets
 
 
-def expected(side: int, model: str, rate, gamma: float) -> dict[tuple[int, int], float]:
+def expected(side: int, model: str, rate: object, gamma: float) -> dict[tuple[int, int], float]:
     """``{(episode, step): value}`` (both 0-based) after the hand-made episodes of ``side``, from
     an empty table, under ``model`` with the step size ``rate`` (a number, or
     ``RUNNING_AVERAGE``) and ``gamma``."""

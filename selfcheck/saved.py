@@ -106,7 +106,7 @@ def holds_copy(table: dict, shipped: dict) -> bool:
                                                                           shipped.values()))
 
 
-def pairs_of(episode) -> list:
+def pairs_of(episode: list) -> list:
     """The ``(state, action)`` pairs of an episode's steps (whatever main was given)."""
     return [(step[0], step[1]) for step in episode[:-1]
             if isinstance(step, tuple) and len(step) == 3]

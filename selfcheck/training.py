@@ -12,6 +12,8 @@ wants it (the class grader measures it again with its own code). The project's p
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import os
 import random
 import tempfile
@@ -25,10 +27,13 @@ from selfcheck.common import Stop, call
 from exact.solver import worst_case
 from State import O, X, symbol
 
+if TYPE_CHECKING:
+    from selfcheck.student import Student
+
 CHECK_EVERY = 256   # episodes between looks at the clock
 
 
-def train(student, side: int, table: str, seconds: float) -> dict:
+def train(student: Student, side: int, table: str, seconds: float) -> dict:
     """Train the student's learner for ``side``; save its table to ``table``; return what was
     done and how good it is: ``{"episodes", "stopped", "opponent", "exact", "unbeatable",
     "line"}``."""

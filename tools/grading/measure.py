@@ -23,6 +23,10 @@ import sys
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tools.grading.sandbox import Limits
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MEASURE_SECONDS = 120
@@ -42,7 +46,7 @@ class MeasureError(ValueError):
 
 
 def measure_all(tables: dict[str, bytes], run_dir: Path, shipped: dict[str, str],
-                limits) -> dict[str, Measure | MeasureError]:
+                limits: Limits) -> dict[str, Measure | MeasureError]:
     """Each table's measure (side "X" / "O" -> its bytes), all in one limited child;
     ``shipped``: side -> the grader's own copy of the issued table, to compare with."""
     from tools.grading.isolation import Isolation

@@ -9,7 +9,8 @@ one its own updates made, and its values for the hand-made pairs are compared wi
 Monte Carlo update gives and with what each common mistake gives, so a wrong table gets the hint
 of its mistake. ``alpha`` (or a running average, 1/N) and ``gamma`` are read from what main did,
 so any values of them pass; a main whose code reads the module's ``gamma`` must use that value
-(one that writes its own number, ``G = 0.9 * G + reward``, is judged with its own).
+(one that writes its own number, ``G = 0.9 * G + reward``, is judged with its own; one with no
+discount at all, ``G = G + reward``, has left it out).
 """
 
 from __future__ import annotations
@@ -214,7 +215,10 @@ def judge_values(side: int, table: dict, module_gamma: float | None,
     if rate != RUNNING_AVERAGE and not 0 < rate < 1:
         raise Failure(f"{where(side, rate, gamma)}: the table moved by a step of "
                       f"{rate:g}; alpha must be between 0 and 1")
-    if not own_gamma and isinstance(module_gamma, float) and not close(gamma, module_gamma):
+    # A main that discounts by a number of its own is judged with it; one that does not
+    # discount at all while the module's gamma does has left the discount out.
+    if isinstance(module_gamma, float) and not close(gamma, module_gamma) \
+            and (not own_gamma or close(gamma, 1.0)):
         hint = ("G is not discounted: G = gamma * G + reward" if close(gamma, 1.0) else
                 f"G is discounted by {gamma:g}, but gamma is {module_gamma:g}")
         raise Failure(f"{where(side, rate, gamma)}: {hint}")

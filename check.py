@@ -21,7 +21,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -29,6 +28,9 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
+from selfcheck import seal, streams  # noqa: E402
+from selfcheck.verdicts import (  # noqa: E402
+    FAILED, NOT_ATTEMPTED, NOT_WRITTEN, PASSED, SKIPPED, TIMED_OUT)
 from selfcheck.pieces import PIECES  # noqa: E402
 
 # A piece takes a second or two; one still running after this is stuck in a loop. A stuck main
@@ -40,8 +42,7 @@ TRAIN_SECONDS = 60
 PROBE_SECONDS = 5   # to look at the code of a piece without running it
 GRACE_SECONDS = 15
 RESULT_BYTES = 1 << 20   # far more than a result; a process that sends more sent no result
-PASSED, FAILED, NOT_WRITTEN, NOT_ATTEMPTED, TIMED_OUT, SKIPPED = (
-    "passed", "failed", "not written", "not attempted", "timed out", "skipped")
+STDERR_BYTES = 4096      # of each end of a piece's stderr (its last line explains a crash)
 FORMAT = 1
 # Which earlier pieces run the same functions: if one of them hung, these are not run again.
 RUNS_MAIN, RUNS_EPISODES = {3}, {2}
@@ -50,7 +51,8 @@ RUNS_MAIN, RUNS_EPISODES = {3}, {2}
 def run_child(arguments: list[str], seconds: float) -> dict:
     """``python -m selfcheck.run ARGUMENTS`` with a time limit; the result it sent, or what
     became of it. The result comes over a pipe the child inherits (a file only where there are
-    none, on Windows): nothing a student's code could write as a file is read as a verdict."""
+    none, on Windows): nothing a student's code could write as a file is read as a verdict, and
+    it counts only when the child ended by itself, with status 0, after sending it."""
     with tempfile.TemporaryDirectory() as folder:
         if os.name == "nt":
             result_file, reading, writing = Path(folder, "result.json"), None, None
@@ -61,10 +63,10 @@ def run_child(arguments: list[str], seconds: float) -> dict:
         child = subprocess.Popen([sys.executable, "-m", "selfcheck.run", *arguments, *channel],
                                  cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE, start_new_session=True, pass_fds=kept)
-        tail = Tail(child.stderr)
+        tail = streams.Tail(child.stderr, STDERR_BYTES)
         if writing is not None:
             os.close(writing)
-            sent = Tail(os.fdopen(reading, "rb"), keep=RESULT_BYTES)
+            sent = streams.Tail(os.fdopen(reading, "rb"), RESULT_BYTES, whole=True)
         try:
             code = child.wait(seconds)
         except subprocess.TimeoutExpired:
@@ -73,54 +75,61 @@ def run_child(arguments: list[str], seconds: float) -> dict:
                     "without end)?"}
         finally:                       # whatever it started goes too (after Ctrl-C as well)
             stop(child)
-        text = sent.text() if writing is not None else (
-            result_file.read_text(encoding="utf-8") if result_file.is_file() else "")
-        if text:
-            return parsed(text)
+            seal.end_descendants()     # even what left its session: the next piece starts alone
+        if writing is not None:
+            sent.join(1)
+        text = ((sent.whole() or b"").decode("utf-8", "replace") if writing is not None else
+                result_file.read_text(encoding="utf-8") if result_file.is_file() else "")
+        if code == 0 and text:
+            return parsed(text, training="--train" in arguments)
+        tail.join(1)
         last = tail.text().strip().splitlines()
+        how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
         return {"verdict": FAILED, "message": f"your code ended the check before it finished "
-                f"(exit status {code}{': ' + last[-1] if last else ''}): an exit() or os._exit(), "
-                "or a crash of Python itself"}
+                f"({how}{': ' + last[-1] if last else ''}): an exit() or os._exit(), a "
+                "killed process, or a crash of Python itself"}
 
 
-def parsed(text: str) -> dict:
+# What a result holds (a piece's; the training's adds the rest): anything else is no result.
+RESULT_FIELDS = {"verdict": str, "message": str, "seconds": (int, float)}
+TRAINING_FIELDS = {"episodes": int, "stopped": bool, "opponent": str, "exact": dict,
+                   "unbeatable": bool, "line": (list, type(None))}   # None: unbeatable
+
+
+def parsed(text: str, training: bool = False) -> dict:
     """The result a piece's process sent, or a failure if it is not one."""
     try:
         result = json.loads(text)
     except (ValueError, RecursionError):
         result = None
-    if isinstance(result, dict) and isinstance(result.get("verdict"), str) \
-            and isinstance(result.get("message", ""), str):
+    fields = {**RESULT_FIELDS, **(TRAINING_FIELDS if training else {})}
+    if isinstance(result, dict) and set(result) <= set(fields) and "verdict" in result \
+            and all(isinstance(value, fields[key]) and not (fields[key] is int
+                                                             and isinstance(value, bool))
+                    for key, value in result.items()) \
+            and (not training or result["verdict"] != PASSED or well_formed_training(result)):
         return result
     return {"verdict": FAILED, "message": "the check's process of this piece sent back "
             "something that is not a result"}
 
 
-class Tail:
-    """Reads a child's stream to its end on a thread of its own, keeping only the last bytes
-    (a student's code may print without end)."""
-
-    def __init__(self, stream, keep: int = 4096) -> None:
-        self.data, self.keep = b"", keep
-        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
-        self.thread.start()
-
-    def _read(self, stream) -> None:
-        for chunk in iter(lambda: stream.read(65536), b""):
-            self.data = (self.data + chunk)[-self.keep:]
-
-    def text(self) -> str:
-        self.thread.join(timeout=1)
-        return self.data.decode("utf-8", "replace")
+def well_formed_training(result: dict) -> bool:
+    """Whether a passed training's result holds every figure ``measurement_line`` shows."""
+    if not set(TRAINING_FIELDS) <= set(result):
+        return False
+    exact, line = result["exact"], result["line"]
+    return (all(isinstance(name, str) and isinstance(figures, list) and len(figures) == 3
+                and all(isinstance(f, (int, float)) and not isinstance(f, bool) for f in figures)
+                for name, figures in exact.items())
+            and (line is None) == result["unbeatable"]
+            and all(isinstance(move, list) and len(move) == 2
+                    and all(isinstance(n, int) for n in move) for move in line or ()))
 
 
 def stop(child: subprocess.Popen) -> None:
     """End ``child`` and everything it started (its process group)."""
-    try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        if child.poll() is None:
-            child.kill()
+    if not streams.kill_group(child.pid) and child.poll() is None:
+        child.kill()
     child.wait()
 
 
@@ -206,6 +215,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", metavar="DIR",
                         help="keep the trained tables in DIR (default: thrown away)")
     args = parser.parse_args(argv)
+    # First: the pieces' code runs as this account, so no process of it may open this one's
+    # descriptors (the pieces' results come in through them), and none outlives its piece.
+    seal.undumpable()
+    seal.become_subreaper()
+    for name in ("SIGTERM", "SIGHUP"):     # handled as Ctrl-C is: the running piece is ended
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.default_int_handler)
     if args.hint is not None:
         from selfcheck.hints import next_hint
         print(next_hint(args.hint, ROOT))

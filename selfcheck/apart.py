@@ -8,36 +8,29 @@ student's code does in memory (patching the check, its ``json``, ``atexit``, wal
 ``gc``) reaches the verdict. What the child says about itself can only make a piece fail: a
 "passed" rests on the data the parent judged.
 
-The judging process makes itself undumpable first (Linux), so that a process of the same user --
-the child -- cannot attach to it, read its memory or open its descriptors under ``/proc``.
+The judging process makes itself undumpable first (Linux, ``selfcheck.seal``), so that a process
+of the same user -- the child -- cannot attach to it, read its memory or open its descriptors
+under ``/proc``; the child ends when the judging process does.
 Without ``os.fork`` (Windows) the work runs in this process, as it did before.
 """
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import signal
-import sys
 from typing import Callable
 
+from selfcheck import seal
 from selfcheck.common import Failure
+from selfcheck.verdicts import FAILED, NOT_ATTEMPTED, NOT_WRITTEN, PASSED
 
-PR_SET_DUMPABLE = 4
 # More than any piece's data (16 games of 9 moves, 26 numbers); a child that sends more is broken.
 MOST_BYTES = 4 * 1024 * 1024
-PASSED = "passed"
 # The verdicts a child may give on its own: each makes the piece fail (or not count).
-CHILD_VERDICTS = ("failed", "not written", "not attempted")
+CHILD_VERDICTS = (FAILED, NOT_WRITTEN, NOT_ATTEMPTED)
 LONGEST_MESSAGE = 2000
 _exit = os._exit     # taken now: the student's code may replace os._exit in the child
-
-
-def undumpable() -> None:
-    """Keep processes of the same user out of this one's memory and descriptors (Linux)."""
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
 def in_child(work: Callable[[], dict], closed: tuple[int, ...]) -> dict:
@@ -49,6 +42,7 @@ def in_child(work: Callable[[], dict], closed: tuple[int, ...]) -> dict:
     pid = os.fork()
     if pid == 0:                                  # the child: the student's code runs here
         try:
+            seal.end_with_parent()
             os.close(reading)
             for descriptor in closed:
                 os.close(descriptor)

@@ -49,7 +49,7 @@ class Stop(BaseException):
     ``Exception``, so a student's ``except Exception`` does not swallow it)."""
 
 
-def call(what: str, function: Callable, *args, **kwargs):
+def call(what: str, function: Callable, *args, **kwargs) -> object:
     """Run a student's function with its prints swallowed. A stub's ``NotImplementedError``
     becomes ``NotWritten``; any other error, and ``exit()``, a ``Failure`` naming what happened
     and where."""
@@ -84,12 +84,12 @@ def known_cause(error: Exception) -> str:
     return ""
 
 
-def close(a, b, tolerance: float = TOLERANCE) -> bool:
+def close(a: object, b: float, tolerance: float = TOLERANCE) -> bool:
     """``a`` is a real number (not a bool) within ``tolerance`` of ``b``."""
     return isinstance(a, (int, float)) and not isinstance(a, bool) and abs(a - b) <= tolerance
 
 
-def fmt(value) -> str:
+def fmt(value: object) -> str:
     """A value as a hint shows it: floats to six significant digits."""
     return f"{value:.6g}" if isinstance(value, float) else repr(value)
 
@@ -108,7 +108,7 @@ def duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def own_constant(function: Callable, name: str):
+def own_constant(function: Callable, name: str) -> object:
     """The value that ``function`` assigns to its local ``name`` as a literal (the chapter's
     ``epochs = 200000`` inside ``main``), or None."""
     try:

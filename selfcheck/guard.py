@@ -12,6 +12,7 @@ own imports and reads do not.
 
 from __future__ import annotations
 
+import importlib
 import os
 import site
 import sys
@@ -25,8 +26,14 @@ PIECE_FILES = ("AI_Agent.py", "MC_Trainer.py", "Episode.py", "SARSA_Trainer.py",
                "nim/nim.py")
 CHECKER_MODULES = ("selfcheck", "check", "tools", "tests")
 CHECKER_PATHS = ("selfcheck", "check.py", "tools", "tests")
-# Where Python reads source files to show them (not to run them).
-SOURCE_READERS = ("linecache.py", "tokenize.py", "inspect.py", "traceback.py")
+# Where Python reads source files to show them (not to run them): the standard library's own
+# files, by their full path (a student's code compiled under the name "inspect.py" is no reader).
+SOURCE_READERS = frozenset(os.path.join(os.path.dirname(os.__file__), name) for name in (
+    "linecache.py", "tokenize.py", "inspect.py", "traceback.py"))
+
+# The answer keys: loaded by the judging process up front, forgotten in the student's process
+# (so that importing one there is an import the watch sees, not a look-up of a loaded module).
+ANSWERS = ("selfcheck.reference",)
 
 _reached: list[str] = []
 _student_paths: set[str] = set()
@@ -68,7 +75,8 @@ def install(issued: set[str] | None) -> None:
             return
         frame = sys._getframe(1)
         while frame is not None:
-            if frame.f_code.co_filename.endswith(SOURCE_READERS) and path not in SHIPPED:
+            if event == "open" and frame.f_code.co_filename in SOURCE_READERS \
+                    and path not in SHIPPED:
                 return      # a library showing source lines (a traceback, a warning, inspect)
             if student_frame(frame.f_code.co_filename):
                 _reached.append(what)
@@ -76,6 +84,19 @@ def install(issued: set[str] | None) -> None:
             frame = frame.f_back
 
     sys.addaudithook(hook)
+
+
+def load_answers() -> None:
+    for name in ANSWERS:
+        importlib.import_module(name)
+
+
+def forget_answers() -> None:
+    for name in ANSWERS:
+        sys.modules.pop(name, None)
+        package, _, attribute = name.rpartition(".")
+        if hasattr(sys.modules.get(package), attribute):
+            delattr(sys.modules[package], attribute)
 
 
 def _relative(path) -> str | None:

@@ -8,12 +8,17 @@ the reward of the move plus the opponent's reply (X's point of view) -- then ``(
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import random
 
 from Random_Agent import Random_Agent
 from selfcheck.common import Failure, call, plural
 from State import ONGOING, Live_State, State, position_of, symbol
 from TicTacToe import REWARD, TicTacToe
+
+if TYPE_CHECKING:
+    from selfcheck.student import Student
 
 GAMES = 16
 EPOCHS = (0, 7, 5_000, 123_456)
@@ -46,11 +51,17 @@ class Recorder:
         return action
 
 
-def recording_agents(student, side: int, game: int, log: list):
+def recorders(side: int, game: int, log: list) -> tuple[Recorder, Recorder]:
+    """The seeded moves of game ``game`` for the learner (playing ``side``) and its opponent:
+    the same seeds for the student's game and for its replay."""
+    return (Recorder(LEARNER, f"check:{side}:{game}", log),
+            Recorder(OPPONENT, f"check:{-side}:{game}", log))
+
+
+def recording_agents(student: Student, side: int, game: int, log: list) -> tuple:
     """The learner (of the student's ``AI_Agent``) and its opponent, both recording."""
     env = TicTacToe()
-    learner_moves = Recorder(LEARNER, f"check:{side}:{game}", log)
-    opponent_moves = Recorder(OPPONENT, f"check:{-side}:{game}", log)
+    learner_moves, opponent_moves = recorders(side, game, log)
 
     class Recording_Learner(student.agent_class()):
         def get_action(self, state, epoch=None):
@@ -70,7 +81,7 @@ def recording_agents(student, side: int, game: int, log: list):
     return env, learner, opponent
 
 
-def gather(student, side: int) -> list[list]:
+def gather(student: Student, side: int) -> list[list]:
     """In the student's process: ``GAMES`` seeded games through the student's
     ``Generate_episode`` for ``side``, each judged as it is played; the episodes as plain data
     (``encoded``), for the judging process to judge again."""
@@ -86,7 +97,7 @@ def gather(student, side: int) -> list[list]:
     return games
 
 
-def judge(games, side: int) -> str:
+def judge(games: object, side: int) -> str:
     """In the judging process: each episode the student's process sent, held to the seeded game
     as the check replays it itself."""
     if not (isinstance(games, list) and len(games) == GAMES):
@@ -106,8 +117,7 @@ def seeded_game(side: int, game: int, epoch: int) -> list:
     """The log of seeded game ``game``, played by the recorders alone: the game that the
     student's ``Generate_episode`` must have been given."""
     log: list = []
-    learner = Recorder(LEARNER, f"check:{side}:{game}", log)
-    opponent = Recorder(OPPONENT, f"check:{-side}:{game}", log)
+    learner, opponent = recorders(side, game, log)
     position = State()
     while position.end_of_game == ONGOING:
         mover = learner if position.player == side else opponent
@@ -125,7 +135,7 @@ def encoded(episode: list) -> list:
             [list(final.cells), final.player]]
 
 
-def decoded(episode) -> list:
+def decoded(episode: object) -> list:
     """The episode ``encoded`` made, as ``compare`` takes it; ``Failure`` for anything else."""
     try:
         *steps, (cells, player) = episode
@@ -139,7 +149,7 @@ def decoded(episode) -> list:
                       "episode") from None
 
 
-def compare(episode, log: list, side: int, epoch: int | None,
+def compare(episode: list, log: list, side: int, epoch: int | None,
             what: str = "Generate_episode") -> int:
     """Hold the episode that ``what`` made to the game in ``log`` (who moved, in which position,
     which move, with which epoch); return the game's result code."""
@@ -200,7 +210,7 @@ def replay(log: list, side: int) -> tuple[State, list]:
     return position, turns
 
 
-def check_step(number: int, step, turn: tuple, end: State) -> None:
+def check_step(number: int, step: object, turn: tuple, end: State) -> None:
     """One step against the learner's turn ``(state, action)`` that ended in ``end``."""
     state, action = turn
     if not (isinstance(step, tuple) and len(step) == 3):
@@ -218,7 +228,7 @@ def check_step(number: int, step, turn: tuple, end: State) -> None:
         raise Failure(reward_hint(number, got_reward, reward, state.children()[action]))
 
 
-def reward_hint(number: int, got, reward: int, after_move: State) -> str:
+def reward_hint(number: int, got: object, reward: int, after_move: State) -> str:
     if reward and got == -reward:
         return (f"step {number}'s reward should be {reward}, got {got!r}: rewards in the episode "
                 "stay X's point of view (+1 X won, -1 O won); main negates them for O")

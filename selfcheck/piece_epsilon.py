@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from selfcheck.common import Failure, call, close, fmt
+
+if TYPE_CHECKING:
+    from selfcheck.student import Student
 
 EPOCHS = (0, 1, 1_000, 10_000, 25_000, 50_000, 75_000, 99_999, 100_000, 100_001, 150_000,
           200_000, 1_000_000)
@@ -23,7 +26,7 @@ STILL_EXPLORING, EARLY = 0.3, 10_000
 SHAPE_TOLERANCE = 1e-6
 
 
-def gather(student) -> list[list]:
+def gather(student: Student) -> list[list]:
     """In the student's process: the schedule judged as it is asked, and every ``[epoch,
     value]`` it gave, in order, for the judging process to judge again."""
     agent = student.learner(side=1)
@@ -37,7 +40,7 @@ def gather(student) -> list[list]:
     return asked
 
 
-def judge(asked) -> str:
+def judge(asked: object) -> str:
     """In the judging process: ``check`` on the values the student's process sent."""
     answers = iter(asked if isinstance(asked, list) else [])
 
@@ -85,7 +88,7 @@ def read(epsilon_greedy: Callable, epoch: int) -> float:
     return number(epoch, call(f"epsilon_greedy({epoch})", epsilon_greedy, epoch))
 
 
-def number(epoch: int, value) -> float:
+def number(epoch: int, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
         raise Failure(f"epsilon_greedy({epoch}) should return a number, got {value!r}")
     return float(value)

@@ -8,19 +8,28 @@ that it was called. The verdict is on the table main saves (``selfcheck.saved``)
 one its own updates made, and its values for the hand-made pairs are compared with what the
 Monte Carlo update gives and with what each common mistake gives, so a wrong table gets the hint
 of its mistake. ``alpha`` (or a running average, 1/N) and ``gamma`` are read from what main did,
-so any values of them pass; a main that reads the module's ``gamma`` must use that value.
+so any values of them pass; a main whose code reads the module's ``gamma`` must use that value
+(one that writes its own number, ``G = 0.9 * G + reward``, is judged with its own; one with no
+discount at all, ``G = G + reward``, has left it out).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+import dis
 import numbers
 import os
+from types import CodeType
 
 from selfcheck import saved, training
 from selfcheck.common import Failure, Stop, call, close, duration, fmt, own_constant, plural
 from selfcheck.episodes import (CARRY, CORRECT, DROP_LAST, FILLER, FORWARDS, LATE_G, MODELS,
                                 NO_NEGATION, REWARD_ONLY, RUNNING_AVERAGE, episode_of, hand_made)
 from State import O, symbol
+
+if TYPE_CHECKING:
+    from selfcheck.student import Student
 
 MAX_EPISODES = 2_000_000
 COURSE_EPOCHS = 200_000
@@ -41,6 +50,8 @@ class Stand_Ins:
         self.folder = folder
         self.saves = saved.Saves(trainer.player1, os.path.join(folder, "q.pth"))
         self.too_slow: str | None = None
+        self.per_save: tuple[float, int] | None = None   # a save's seconds and pairs, timed once
+        self.estimated_at = 0                             # the saves the last estimate saw
 
     def install(self) -> None:
         self.trainer.Generate_episode, self.trainer.test = self.generate, self.test
@@ -51,7 +62,7 @@ class Stand_Ins:
         self.calls.append((player, epoch))
         done = len(self.calls) - 1
         self.saves.episodes[0] = len(self.calls)
-        if len(self.saves.made) >= SAVES_MEASURED:
+        if len(self.saves.made) >= SAVES_MEASURED and len(self.saves.made) != self.estimated_at:
             self.measure_saving(done)
         if done > MAX_EPISODES:
             raise Stop()
@@ -59,10 +70,14 @@ class Stand_Ins:
         return list(source)
 
     def measure_saving(self, done: int) -> None:
-        """Stop a main that saves inside its loop so often that its run would take long."""
+        """Stop a main that saves inside its loop so often that its run would take long (worked
+        out again only when it saved again: a checkpoint now and then costs nothing)."""
+        self.estimated_at = len(self.saves.made)
         epochs = own_constant(self.trainer.main, "epochs") or self.trainer.__dict__.get("epochs")
         epochs = epochs if isinstance(epochs, int) and epochs > 0 else COURSE_EPOCHS
-        per_save, pairs = saved.seconds_per_save(self.folder)
+        if self.per_save is None:
+            self.per_save = saved.seconds_per_save(self.folder)
+        per_save, pairs = self.per_save
         saves = len(self.saves.made) * epochs / done
         if saves * per_save > SAVING_SECONDS:
             self.too_slow = (
@@ -78,7 +93,7 @@ class Stand_Ins:
         return 0, 0, 0
 
 
-def gather(student, side: int, folder: str) -> dict:
+def gather(student: Student, side: int, folder: str) -> dict:
     """In the student's process: run the student's ``main`` on the hand-made episodes for
     ``side``, saving into ``folder``; what the judging process needs besides the saved table:
     ``{"episodes", "test", "notes", "module_gamma", "own_gamma"}``."""
@@ -102,10 +117,18 @@ def gather(student, side: int, folder: str) -> dict:
     return {"episodes": len(stand_ins.calls), "notes": notes,
             "test": repr(stand_ins.tests[-1]) if stand_ins.tests else None,
             "module_gamma": float(module_gamma) if isinstance(module_gamma, float) else None,
-            "own_gamma": "gamma" in trainer.main.__code__.co_varnames}
+            "own_gamma": not loads_global(trainer.main.__code__, "gamma")}
 
 
-def judge(facts, side: int, folder: str) -> str:
+def loads_global(code: CodeType, name: str) -> bool:
+    """Whether ``code`` (or a function, comprehension or lambda inside it) reads the global
+    ``name``: only then is its value the one main must use."""
+    return any(instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME") and instruction.argval == name
+               for instruction in dis.get_instructions(code)) or any(
+        loads_global(const, name) for const in code.co_consts if isinstance(const, CodeType))
+
+
+def judge(facts: object, side: int, folder: str) -> str:
     """In the judging process: the verdict on the table main saved in ``folder``, read from
     the file, with the ``facts`` the student's process sent (see ``gather``)."""
     shapes = {"episodes": int, "notes": list, "test": (str, type(None)),
@@ -131,11 +154,11 @@ def judge(facts, side: int, folder: str) -> str:
             + "".join(f"; note: {note}" for note in notes))
 
 
-def rate_name(rate) -> str:
+def rate_name(rate: object) -> str:
     return "a running average (1/N) for alpha" if rate == RUNNING_AVERAGE else f"alpha {rate:g}"
 
 
-def check_calls(stand_ins: Stand_Ins, learner, needed: int) -> list[str]:
+def check_calls(stand_ins: Stand_Ins, learner: object, needed: int) -> list[str]:
     """``Failure`` unless main asked for one episode of the learner per epoch, in order, from
     0 (or from 1: the same number of episodes); the notes for the verdict."""
     calls = stand_ins.calls
@@ -192,7 +215,10 @@ def judge_values(side: int, table: dict, module_gamma: float | None,
     if rate != RUNNING_AVERAGE and not 0 < rate < 1:
         raise Failure(f"{where(side, rate, gamma)}: the table moved by a step of "
                       f"{rate:g}; alpha must be between 0 and 1")
-    if not own_gamma and isinstance(module_gamma, float) and not close(gamma, module_gamma):
+    # A main that discounts by a number of its own is judged with it; one that does not
+    # discount at all while the module's gamma does has left the discount out.
+    if isinstance(module_gamma, float) and not close(gamma, module_gamma) \
+            and (not own_gamma or close(gamma, 1.0)):
         hint = ("G is not discounted: G = gamma * G + reward" if close(gamma, 1.0) else
                 f"G is discounted by {gamma:g}, but gamma is {module_gamma:g}")
         raise Failure(f"{where(side, rate, gamma)}: {hint}")
@@ -201,9 +227,10 @@ def judge_values(side: int, table: dict, module_gamma: float | None,
     return rate, gamma
 
 
-def fit(side: int, got: dict, module_gamma) -> tuple[str, object, float] | None:
+def fit(side: int, got: dict,
+        module_gamma: float | None) -> tuple[str, object, float] | None:
     """The model (the update or a mistake), step size and gamma that give ``got``."""
-    from selfcheck import reference     # only once the student's code has run (selfcheck.guard)
+    from selfcheck import reference     # loaded up front, kept from the student's process
     # A pair met once moves from 0 by alpha times its target: a target of +-1 shows alpha.
     alphas = {*ALPHAS, *(abs(value) for (number, _), value in got.items()
                          if number < 3 and 0 < abs(value) <= 1)}
@@ -221,7 +248,7 @@ def fit(side: int, got: dict, module_gamma) -> tuple[str, object, float] | None:
     return None
 
 
-def observed_gamma(side: int, got: dict, alphas) -> list[float]:
+def observed_gamma(side: int, got: dict, alphas: set) -> list[float]:
     """The gammas that the first step of the two-step episode 2 shows for each alpha (a pair
     met once: its value is alpha times (its reward + gamma times the last reward))."""
     (_, _, reward), (_, _, last_reward) = hand_made(side)[1][:2]
@@ -249,15 +276,15 @@ MISTAKE_HINTS = {
 }
 
 
-def where(side: int, rate, gamma: float | None) -> str:
+def where(side: int, rate: object, gamma: float | None) -> str:
     used = rate_name(rate) + ("" if gamma is None else f", gamma {gamma:g}")
     return f"after the hand-made episodes ({symbol(side)} learns; your main used {used})"
 
 
-def generic_hint(side: int, got: dict, module_gamma) -> str:
+def generic_hint(side: int, got: dict, module_gamma: float | None) -> str:
     """A step that was never updated, or else the first value that is off, against the update
     with the course's alpha and gamma."""
-    from selfcheck import reference     # only once the student's code has run (selfcheck.guard)
+    from selfcheck import reference     # loaded up front, kept from the student's process
     gamma = module_gamma if isinstance(module_gamma, float) else 0.95
     want = reference.expected(side, CORRECT, 0.01, gamma)
     lengths = [len(episode) - 1 for episode in hand_made(side)]

@@ -4,7 +4,8 @@ SARSA and Q-learning updates and for each common mistake.
 
 It answers only those episodes, by their numbers: nothing here takes an episode or a table
 of the student's, so it is no update that a ``main`` could call instead of its own. The checks
-import it only after the student's code has run (see ``selfcheck.guard``).
+load it before the student's code runs and keep it out of the student's process (see
+``selfcheck.guard``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def _targets(rewards: list[float], gamma: float, model: str, carried: float) -> 
     return targets
 
 
-def expected(side: int, model: str, rate, gamma: float) -> dict[tuple[int, int], float]:
+def expected(side: int, model: str, rate: object, gamma: float) -> dict[tuple[int, int], float]:
     """``{(episode, step): value}`` (both 0-based) after the hand-made episodes of ``side``, from
     an empty table, under ``model`` with the step size ``rate`` (a number, or
     ``RUNNING_AVERAGE``) and ``gamma``."""

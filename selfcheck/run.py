@@ -14,22 +14,31 @@ student's modules.
 
 from __future__ import annotations
 
-import argparse
-import dis
-import inspect
-import json
-import os
-import sys
-import tempfile
-import time
-from typing import Callable
+from selfcheck import seal
 
-from selfcheck import apart, guard, piece_episode, piece_epsilon, piece_main, piece_td, training
-from selfcheck.common import ROOT, STUB_PREFIX, Failure, NotWritten, where_it_broke
-from selfcheck.student import Student
-from State import O, X
+if __name__ == "__main__":     # first of all, before the student's code could be near it
+    seal.piece_process()
 
-PASSED, FAILED, NOT_WRITTEN, NOT_ATTEMPTED = "passed", "failed", "not written", "not attempted"
+import argparse  # noqa: E402
+import dis  # noqa: E402
+import inspect  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from typing import Callable  # noqa: E402
+
+from selfcheck import (  # noqa: E402
+    apart, guard, piece_episode, piece_epsilon, piece_main, piece_td, training)
+# Every module the judging needs, loaded before any of the student's code runs: code that
+# rewrites the check's files on disk (nothing stops it under GitHub Classroom) changes nothing.
+guard.load_answers()
+from selfcheck.common import ROOT, STUB_PREFIX, Failure, NotWritten, where_it_broke  # noqa: E402
+from selfcheck.student import Student  # noqa: E402
+from selfcheck.verdicts import FAILED, NOT_ATTEMPTED, NOT_WRITTEN, PASSED  # noqa: E402
+from State import O, X  # noqa: E402
+
 # The students' version's manifest (tools/exercise/classroom.py writes it): its files as issued.
 MANIFEST = ROOT / ".github" / "classroom" / "issued.json"
 # The pieces judged apart: what the student's process gathers (given a folder to save into),
@@ -56,6 +65,13 @@ def judge_for_o(both, folder: str) -> str:
         raise Failure("the run of your code sent back something that is not what it did")
     piece_episode.judge(both[0], O)
     return piece_main.judge(both[1], O, folder)
+
+
+def students_code() -> Student:
+    """The student's modules, for a child that runs them: first the answer key, loaded before any
+    of the student's code ran, is dropped from the modules it could find it in."""
+    guard.forget_answers()
+    return Student()
 
 
 def attempted(number: int, student: Student) -> bool:
@@ -91,7 +107,7 @@ def grade(number: int, result_fd: int) -> dict:
     with tempfile.TemporaryDirectory() as folder:
 
         def in_the_child() -> dict:
-            student = Student()
+            student = students_code()
             if number in BONUS and not attempted(number, student):
                 return {"verdict": NOT_ATTEMPTED, "message": ""}
             return {"verdict": PASSED, "data": gather(student, folder)}
@@ -103,7 +119,7 @@ def probe(number: int, result_fd: int) -> dict:
     """Whether the student has started the bonus piece ``number`` ("passed" if so), asked in a
     child: what it says can only be a yes or a no."""
     answer = verdict_of(lambda: apart.in_child(lambda: own_work(verdict_of(lambda: {
-        "verdict": PASSED, "data": attempted(number, Student())})), closed=(result_fd,)))
+        "verdict": PASSED, "data": attempted(number, students_code())})), closed=(result_fd,)))
     started = answer.get("verdict") == PASSED and answer.get("data") is True
     return {"verdict": PASSED if started else NOT_ATTEMPTED}
 
@@ -113,7 +129,7 @@ def train(side: str, table: str, seconds: float, result_fd: int) -> dict:
     learner = X if side == "X" else O
     with tempfile.TemporaryDirectory() as folder:
         return apart_verdict(
-            lambda: {"verdict": PASSED, "data": training.gather(Student(), learner, folder,
+            lambda: {"verdict": PASSED, "data": training.gather(students_code(), learner, folder,
                                                                 seconds)},
             result_fd, lambda facts: training.judge(facts, learner, folder, table))
 
@@ -176,7 +192,6 @@ def main(argv: list[str]) -> None:
     channel.add_argument("--result", help="the file to write it to (Windows: no inherited pipes)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    apart.undumpable()            # before any of the student's code is imported
     result = (open(args.result, "w", encoding="utf-8") if args.result else
               os.fdopen(args.result_fd, "w", encoding="utf-8"))
     guard.install(issued_files())

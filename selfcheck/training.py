@@ -17,6 +17,8 @@ main's own and measures it with the check's own greedy player, never the student
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import os
 import random
 import tempfile
@@ -30,12 +32,15 @@ from selfcheck.common import Failure, Stop, call
 from exact.solver import worst_case
 from State import O, X, State, position_of, symbol
 
+if TYPE_CHECKING:
+    from selfcheck.student import Student
+
 CHECK_EVERY = 256   # episodes between looks at the clock
 MADE = "made.pth"   # the table main made, in the folder the two processes share
 LONGEST_NAME = 80
 
 
-def gather(student, side: int, folder: str, seconds: float) -> dict:
+def gather(student: Student, side: int, folder: str, seconds: float) -> dict:
     """In the student's process: train the student's learner for ``side`` with its main for at
     most ``seconds``; save the table it made into ``folder``; return ``{"episodes", "stopped",
     "opponent", "seen"}`` (``seen``: the pairs its episodes held, as ``[cells, player, row,

@@ -128,3 +128,76 @@ def test_tampered_names_each_changed_check_file_and_workflow(students, tmp_path)
     (folder / "Data" / "Q_MC_X.pth").unlink()
     assert classroom.tampered(folder, manifest) == sorted(
         ["check.py", classroom.WORKFLOW, "Data/Q_MC_X.pth"])
+
+
+# A selfcheck/run.py that says "passed" for any piece, the way the real one reports.
+FORGED_RUN = '''
+import json, os, sys
+os.write(int(sys.argv[sys.argv.index("--result-fd") + 1]),
+         json.dumps({"verdict": "passed", "message": "forged"}).encode())
+os._exit(0)
+'''
+
+
+def planted_bytecode(folder: Path) -> Path:
+    """``selfcheck/__pycache__/run.cpython-3X.pyc`` compiled from ``FORGED_RUN`` with an
+    unchecked hash: Python runs it in place of run.py without looking at run.py."""
+    import importlib.util
+    import py_compile
+
+    source = folder / "forged_run.py"
+    source.write_text(FORGED_RUN, encoding="utf-8")
+    target = Path(importlib.util.cache_from_source(str(folder / "selfcheck" / "run.py")))
+    py_compile.compile(str(source), cfile=str(target), doraise=True,
+                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    source.unlink()
+    return target
+
+
+def test_committed_bytecode_and_startup_files_are_removed_before_grading(students, tmp_path):
+    folder = repository(students, tmp_path / "repo")
+    pyc = planted_bytecode(folder)
+    startup = {"sitecustomize.py": "import os\nos._exit(0)\n", "usercustomize.py": "x = 1\n",
+               "zz-planted.pth": "import os; os._exit(0)\n"}
+    for name, text in startup.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    forged = subprocess.run([sys.executable, "check.py", "--piece", "1"], cwd=folder,
+                            capture_output=True, text=True, timeout=120)
+    assert "forged" in forged.stdout          # the planted bytecode does forge the verdict
+    git(folder, "add", "-A", "-f")
+    git(folder, "commit", "-qm", "My pieces")
+    done = run_restore(folder)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not pyc.exists() and not pyc.parent.exists()
+    assert [name for name in startup if (folder / name).exists()] == []
+    graded = subprocess.run([sys.executable, "check.py", "--piece", "1"], cwd=folder,
+                            capture_output=True, text=True, timeout=120)
+    assert graded.returncode == 1 and "not written yet" in graded.stdout, graded.stdout
+
+
+def test_each_piece_puts_back_what_an_earlier_piece_rewrote(students, tmp_path):
+    """In Classroom a piece's code may rewrite the check's files on disk: the next piece's
+    setup (autograding.json) puts them back and removes what it made."""
+    folder = repository(students, tmp_path / "repo")
+    (folder / "AI_Agent.py").write_text("# the student's own\n", encoding="utf-8")
+    git(folder, "commit", "-qam", "My pieces")
+    assert run_restore(folder).returncode == 0
+    issued = (folder / "selfcheck" / "piece_main.py").read_bytes()
+    (folder / "selfcheck" / "piece_main.py").write_text("# forged\n", encoding="utf-8")
+    planted_bytecode(folder)
+    (folder / "sitecustomize.py").write_text("x = 1\n", encoding="utf-8")
+    tests = json.loads((folder / classroom.AUTOGRADING).read_text(encoding="utf-8"))["tests"]
+    setup = subprocess.run(["bash", "-e", "-c", tests[2]["setup"]], cwd=folder,
+                           capture_output=True, text=True, timeout=120)
+    assert setup.returncode == 0, setup.stderr
+    assert (folder / "selfcheck" / "piece_main.py").read_bytes() == issued
+    assert not (folder / "selfcheck" / "__pycache__").exists()
+    assert not (folder / "sitecustomize.py").exists()
+    assert (folder / "AI_Agent.py").read_text(encoding="utf-8") == "# the student's own\n"
+
+
+def test_the_workflow_reads_and_writes_no_bytecode_in_the_repository(students):
+    yaml = pytest.importorskip("yaml")
+    workflow = yaml.safe_load((students / classroom.WORKFLOW).read_text(encoding="utf-8"))
+    assert workflow["env"]["PYTHONDONTWRITEBYTECODE"] == "1"
+    assert not workflow["env"]["PYTHONPYCACHEPREFIX"].startswith(".")

@@ -8,6 +8,7 @@ import csv
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -132,6 +133,27 @@ for _ in range(3000):
 '''
 
 
+# Piece 1 written as a call of the solved one, loaded from the grader's own repository by its
+# path (a hand-in can find it from sys.executable, or guess the teacher's layout).
+BORROWED = '''
+def _borrowed(agent, epoch):
+    import importlib.util as _util
+    _spec = _util.spec_from_file_location("_solved_agent", {agent!r})
+    _solved = _util.module_from_spec(_spec)
+    _spec.loader.exec_module(_solved)
+    return _solved.AI_Agent.epsilon_greedy(agent, epoch)
+'''
+
+
+def borrowing(exercise: Path) -> dict[str, str]:
+    """The stubs, with piece 1 the solved one read from this repository at run time."""
+    source = (exercise / "AI_Agent.py").read_text(encoding="utf-8")
+    stub = re.search(r"raise NotImplementedError\(\s*'Exercise piece 1[^)]*\)", source)
+    assert stub, "piece 1's stub is no longer in the students' AI_Agent.py: update the test"
+    written = source[:stub.start()] + "return _borrowed(self, epoch)" + source[stub.end():]
+    return {"AI_Agent.py": written + "\n" + BORROWED.format(agent=str(ROOT / "AI_Agent.py"))}
+
+
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory, exercise):
     """The hostile class, graded two at a time beside an honest hand-in."""
@@ -153,6 +175,7 @@ def hostile(tmp_path_factory, exercise):
         "knob": with_code(CORE_PATTERN),
         "surrogate": with_code(SURROGATE),
         "deep": with_code(DEEP),
+        "borrower": borrowing(exercise),
     }
     (hand_ins / "stubs").mkdir()
     paths = [write_folder(hand_ins / name, files) for name, files in made.items()]
@@ -202,6 +225,15 @@ def test_tampered_check_files_are_flagged_and_not_used(hostile):
     for name in (".github/workflows/classroom.yml", "check.py", "selfcheck/extra.py"):
         assert name in tampered["flags"]
     assert rows["stubs"]["flags"] == "" and verdicts(rows["stubs"]) == NOTHING
+
+
+@pytest.mark.slow
+def test_the_solved_repository_is_out_of_the_hand_ins_reach(hostile):
+    _, rows, _ = hostile
+    borrower = rows["borrower"]
+    assert borrower["status"] == "graded", borrower
+    assert verdicts(borrower)[0] == "failed" and borrower["total"] == "0", borrower
+    assert "FileNotFoundError" in borrower["note"], borrower
 
 
 @pytest.mark.slow
@@ -431,3 +463,37 @@ def test_weights_give_the_total(tmp_path):
               points={1: 30, 3: 40})
     [cells] = list(csv.DictReader(csv_text(table([row])).splitlines()))
     assert cells["total"] == "70" and cells["points 2"] == "0" and cells["points 3"] == "40"
+
+
+def test_a_link_to_nothing_among_the_hand_ins_is_that_row_alone(tmp_path):
+    hand_ins = tmp_path / "hand-ins"
+    (hand_ins / "stubs").mkdir(parents=True)
+    (hand_ins / "ghost").symlink_to(tmp_path / "nowhere")
+    done = subprocess.run([sys.executable, str(GRADE), *map(str, sorted(hand_ins.iterdir())),
+                           "--out", str(tmp_path / "report"), "--timeout", "60"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = read_rows(tmp_path / "report")
+    assert rows["ghost"]["status"] == "refused" and rows["ghost"]["note"] == "a link to nothing"
+    assert verdicts(rows["stubs"]) == NOTHING
+
+
+def test_without_sealed_file_systems_every_verdict_is_marked_unprotected(tmp_path, monkeypatch,
+                                                                         capsys):
+    """macOS, or a container that refuses unshare: the hand-in could write its own copy, so the
+    report says that its verdicts are not protected, and the grader says so first."""
+    from tools import grade
+    from tools.grading.isolation import Isolation
+
+    monkeypatch.setattr(grade, "stop_on_signals", lambda: None)
+    monkeypatch.setattr(grade, "detect_isolation", lambda *_: (Isolation(), []))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    (tmp_path / "hand-ins" / "stubs").mkdir(parents=True)
+    status = grade.main([str(tmp_path / "hand-ins" / "stubs"), "--out", str(tmp_path / "report"),
+                         "--timeout", "60"])
+    assert status == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("Isolation: network ON") and "writable wherever" in first, first
+    row = read_rows(tmp_path / "report")["stubs"]
+    assert row["flags"] == grade.UNPROTECTED and verdicts(row) == NOTHING, row

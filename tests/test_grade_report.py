@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 
 from pathlib import Path
 
@@ -160,3 +161,31 @@ def test_the_box_gets_no_shipped_table_and_no_file_of_the_hand_in_but_its_own(ex
     assert not [name for name in files if name.startswith("Data/") and name.endswith(".pth")]
     assert files["AI_Agent.py"] == b"# mine\n"
     assert files["selfcheck/run.py"] == issued["selfcheck/run.py"]
+
+
+def test_planted_bytecode_and_startup_files_are_flagged_but_not_pythons_own(tmp_path):
+    import importlib.util
+    import py_compile
+
+    from tools.grading.submissions import read_submission
+
+    folder = tmp_path / "hand-in"
+    (folder / "selfcheck").mkdir(parents=True)
+    issued = {"check.py": b"print('check')\n", "selfcheck/run.py": b"print('run')\n",
+              "selfcheck/common.py": b"x = 1\n", "AI_Agent.py": b"stub\n"}
+    for name, data in issued.items():
+        (folder / name).write_bytes(data)
+    (folder / "forged.py").write_text("print('passed')\n")
+    for name, mode in (("run", py_compile.PycInvalidationMode.UNCHECKED_HASH),
+                       ("common", py_compile.PycInvalidationMode.TIMESTAMP)):
+        py_compile.compile(str(folder / ("forged.py" if name == "run" else "selfcheck/common.py")),
+                           cfile=importlib.util.cache_from_source(str(folder / "selfcheck" /
+                                                                      f"{name}.py")),
+                           doraise=True, invalidation_mode=mode)
+    (folder / "forged.py").unlink()
+    (folder / "sitecustomize.py").write_text("import os\n")
+    (folder / "zz.pth").write_text("import os\n")
+    [flag] = read_submission(folder, ("AI_Agent.py",), issued).flags
+    tag = sys.implementation.cache_tag
+    assert flag == ("check files differ from the issued ones: selfcheck/__pycache__/"
+                    f"run.{tag}.pyc, sitecustomize.py, zz.pth")

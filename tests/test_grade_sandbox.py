@@ -6,6 +6,7 @@ skipped, naming what is missing; the report says the same."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tables.files import load_table, save_table
 from tools.grading.box import new_box, remove, write_tree
 from tools.grading.isolation import account, detect_isolation, sealing_for
 from tools.grading.measure import MeasureError, Measure, measure_all
@@ -35,7 +37,7 @@ def sandbox(tmp_path_factory):
     (hand_ins / "alice").mkdir()
     (hand_ins / "alice" / "AI_Agent.py").write_text("# alice's answer\n")
     os.chmod(hand_ins, 0o755)
-    isolation, _ = detect_isolation(run_dir, sealing_for(sys.executable, [ROOT / "Data",
+    isolation, _ = detect_isolation(run_dir, sealing_for(sys.executable, [ROOT,
                                                                           hand_ins], run_dir))
 
     def run(source: str, slot: int = 0, files: dict[str, bytes] | None = None) -> dict:
@@ -50,7 +52,7 @@ def sandbox(tmp_path_factory):
         assert done.returncode == 0, done.stderr[-2000:]
         return json.loads(done.stdout.strip().splitlines()[-1])
 
-    run.isolation, run.hand_ins = isolation, hand_ins
+    run.isolation, run.hand_ins, run.run_dir = isolation, hand_ins, run_dir
     yield run
     shutil.rmtree(hand_ins)
 
@@ -144,6 +146,57 @@ def test_the_shipped_tables_and_the_hand_ins_are_out_of_reach(sandbox):
     assert answer == [False, False, []]
 
 
+def test_the_graders_own_repository_is_out_of_reach_but_its_python(sandbox):
+    """The solved code, its history and its tables are in this repository: a box sees none of
+    it, only the Python environment it runs (a .venv inside the repository, say)."""
+    needs(sandbox, "read-only file systems")
+    solved = ["AI_Agent.py", "MC_Trainer.py", "training/monte_carlo.py", ".git", "tools/grade.py"]
+    assert all(os.path.lexists(ROOT / name) for name in solved)
+    answer = sandbox(f"""
+        import json, os, sys
+        root = {str(ROOT)!r}
+        print(json.dumps([[os.path.lexists(os.path.join(root, name)) for name in {solved!r}],
+                          sorted(os.listdir(root)) if os.access(root, os.R_OK) else None,
+                          os.path.isfile(sys.executable)]))
+    """)
+    found, listing, python = answer
+    assert found == [False] * len(solved), dict(zip(solved, found))
+    inside = [part for part in [os.path.relpath(sys.prefix, ROOT).split(os.sep)[0]]
+              if not part.startswith("..")]
+    assert listing in (None, inside), listing
+    assert python
+
+
+def test_a_box_sees_no_other_box_nor_the_graders_files_beside_it(sandbox, tmp_path):
+    needs(sandbox, "read-only file systems")
+    run_dir = sandbox.run_dir
+    other = new_box(run_dir, None)
+    try:
+        write_tree(other / "repo", {"AI_Agent.py": b"# another student's answer\n"})
+        (run_dir / "shipped").mkdir(exist_ok=True)
+        (run_dir / "shipped" / "Q_MC_X.pth").write_bytes(b"the grader's")
+        answer = sandbox(f"""
+            import json, os
+            def readable(path):
+                try:
+                    with open(path, "rb"):
+                        return True
+                except OSError:
+                    return False
+            here = os.path.dirname(os.getcwd())
+            print(json.dumps([readable({str(other / "repo" / "AI_Agent.py")!r}),
+                              readable({str(run_dir / "shipped" / "Q_MC_X.pth")!r}),
+                              os.path.basename(here),
+                              sorted(os.listdir(os.path.dirname(here)))
+                              if os.access(os.path.dirname(here), os.R_OK) else None]))
+        """)
+    finally:
+        remove(other)
+    other_file, shipped, box, listing = answer
+    assert (other_file, shipped) == (False, False), answer
+    assert listing in (None, [box]), answer
+
+
 def test_no_network_but_loopback(sandbox):
     needs(sandbox, "no network")
     answer = sandbox("""
@@ -174,6 +227,17 @@ def test_tables_are_measured_in_a_child_and_a_shipped_one_is_recognised(tmp_path
     assert "\n" not in str(found["O"]) and str(found["O"])
 
 
+def test_a_shipped_table_nudged_in_its_last_digits_is_still_recognised(tmp_path):
+    table, side, meta = load_table(str(ROOT / "Data" / "Q_MC_X.pth"))
+    nudged = tmp_path / "nudged.pth"
+    save_table(str(nudged), {pair: math.nextafter(value, 2.0) for pair, value in table.items()},
+               side, meta)
+    assert load_table(str(nudged))[0] != table
+    found = measure_all({"X": nudged.read_bytes()}, tmp_path,
+                        {"X": str(ROOT / "Data" / "Q_MC_X.pth")}, Limits())
+    assert isinstance(found["X"], Measure) and found["X"].shipped == "Data/Q_MC_X.pth"
+
+
 def test_the_grader_itself_never_loads_a_table(monkeypatch, tmp_path):
     """``measure_all`` starts a child: loading in the grader's process would hang it with a
     stalling table, outside every limit."""
@@ -189,3 +253,19 @@ def test_the_grader_itself_never_loads_a_table(monkeypatch, tmp_path):
                         Limits())
     assert isinstance(found["O"], Measure) and found["O"].shipped == ""
     assert any("measure.py" in " ".join(map(str, command)) for command in started)
+
+
+def test_a_child_not_started_after_a_stop_leaks_no_descriptor(tmp_path):
+    from tools.grading import sandbox
+
+    reading, writing = os.pipe()
+    sandbox._STOPPED.set()
+    try:
+        with pytest.raises(RuntimeError):
+            run_program([sys.executable, "-c", "pass"], tmp_path, {}, Limits(), writing)
+    finally:
+        sandbox._STOPPED.clear()
+    with pytest.raises(OSError):
+        os.fstat(writing)
+    assert os.read(reading, 10) == b""       # the write end is gone: the reader sees the end
+    os.close(reading)

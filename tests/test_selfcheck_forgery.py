@@ -2,15 +2,18 @@
 check in memory, or writes the result itself, from the code of a piece (when AI_Agent.py is
 imported, before any piece's function is called; or from inside piece 5's SARSA update). Every
 piece is still the issued stub, or wrong, so no piece may pass, through check.py, and the grader
-gives none of them a point."""
+gives none of them a point. Last, the processes of the check: none outlives check.py, and odd
+results are failures, not crashes."""
 
 from __future__ import annotations
 
 import json
-import shutil
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +28,7 @@ PIECES = range(1, 6)
 # The pieces judged apart from the student's code (selfcheck.apart): all of them.
 JUDGED_APART = (1, 2, 3, 4, 5)
 FORGED = '{"verdict": "passed", "message": "forged", "data": null}'
+CLEAN_FORGED = '{"verdict": "passed", "message": "forged"}'      # all a piece's result holds
 
 FORGERIES = {
     # The judge's functions replaced where its module is reached by name.
@@ -112,6 +116,53 @@ for _obj in _gc.get_objects():
           and _obj.__name__ in ("grade", "verdict_of", "judged", "own_work", "in_child")):
         _obj.__code__ = _passed.__code__
 ''',
+    # From piece 1's run, a process that leaves its session (double fork, setsid) and outlives
+    # the piece; it opens each later piece's result descriptor through /proc while that process
+    # is still dumpable, writes "passed" there and kills it.
+    "a process left behind": '''
+import os as _os, signal as _signal, sys as _sys, time as _time
+if _sys.argv[1:3] == ["--piece", "1"] and _os.fork() == 0:
+    _os.setsid()
+    if _os.fork():
+        _os._exit(0)
+    _done, _end = set(), _time.monotonic() + 120
+    while _time.monotonic() < _end:
+        for _pid in [_p for _p in _os.listdir("/proc") if _p.isdigit() and _p not in _done]:
+            try:
+                with open(f"/proc/{_pid}/cmdline", "rb") as _file:
+                    _args = _file.read().split(b"\\0")
+                if b"selfcheck.run" not in _args or b"--piece" not in _args:
+                    continue
+                _fd = _args[_args.index(b"--result-fd") + 1].decode()
+                _out = _os.open(f"/proc/{_pid}/fd/{_fd}", _os.O_WRONLY)
+            except (OSError, ValueError, IndexError):
+                continue
+            _done.add(_pid)
+            _os.write(_out, %r.encode())
+            _os.close(_out)
+            _os.kill(int(_pid), _signal.SIGKILL)
+        _time.sleep(0.002)
+    _os._exit(0)
+''' % CLEAN_FORGED,
+    # check.py's own end of a piece's result pipe, opened again through /proc by the student's
+    # code (in the child of the piece's process), written to, and the piece's process killed.
+    "check.py's pipe reopened": '''
+import os as _os, signal as _signal, sys as _sys
+if _sys.argv[1:3] in [["--piece", str(_n)] for _n in range(1, 5)]:   # in a judged child
+    _judge = _os.getppid()
+    with open(f"/proc/{_judge}/stat") as _file:
+        _check = int(_file.read().rsplit(")", 1)[1].split()[1])
+    for _fd in _os.listdir(f"/proc/{_check}/fd"):
+        try:
+            if _os.readlink(f"/proc/{_check}/fd/{_fd}").startswith("pipe:"):
+                _out = _os.open(f"/proc/{_check}/fd/{_fd}", _os.O_WRONLY | _os.O_NONBLOCK)
+                _os.write(_out, %r.encode())
+                _os.close(_out)
+        except OSError:
+            pass
+    _os.kill(_judge, _signal.SIGKILL)
+    _os._exit(0)
+''' % CLEAN_FORGED,
 }
 
 
@@ -313,3 +364,153 @@ def test_piece_5_forgeries_get_no_points_through_grade_py(exercise, tmp_path):
         assert row["status"] == "graded" and verdicts(row)[4] == "failed", \
             f"{name}: {row['status']}: {row['note']}"
         assert row["total"] == "0" and "\n" not in row["note"], row
+
+
+def not_stubs(source: str) -> str:
+    """``source`` with every stub raising another error: still wrong, but no longer the issued
+    stub, so the grader's check for a stub that passed cannot catch a forged verdict."""
+    return source.replace("raise NotImplementedError(", "raise RuntimeError(")
+
+
+@pytest.mark.slow
+def test_a_process_left_behind_forges_no_verdict_through_grade_py(exercise, tmp_path):
+    files = {name: not_stubs((exercise / name).read_text(encoding="utf-8"))
+             for name in ("AI_Agent.py", "MC_Trainer.py")}
+    files["AI_Agent.py"] += "\n\n" + FORGERIES["a process left behind"].strip("\n") + "\n"
+    path = write_folder(tmp_path / "hand-ins" / "daemon", files)
+    done = subprocess.run([sys.executable, str(GRADE), str(path), "--out",
+                           str(tmp_path / "report"), "--timeout", "60"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    row = read_rows(tmp_path / "report")["daemon"]
+    assert "passed" not in verdicts(row), row
+    assert row["total"] == "0", row
+
+
+# A main that updates nothing (every pair of its episodes 0.5) and, through a shell the watch on
+# its opens does not see, rewrites the check's answer key so that 0.5 is the right value.
+ANSWER_KEY_REWRITER = '''
+def main():
+    import subprocess
+    forged = ("import collections\\\\ndef expected(side, model, rate, gamma):\\\\n"
+              "    return collections.defaultdict(lambda: 0.5 if gamma == 0.95 else 9.0)\\\\n")
+    subprocess.run(["sh", "-c", f"printf '{forged}' > selfcheck/reference.py"], check=True)
+    for epoch in range(epochs):
+        episode = Generate_episode(player1, epoch)
+        for state, action, _ in episode[:-1]:
+            player1.Q[(state, action)] = 0.5
+    player1.save_Q(PATH)
+    print(test(100))
+'''
+
+
+@pytest.mark.slow
+def test_an_answer_key_rewritten_on_disk_changes_no_verdict(students, tmp_path):
+    """Where nothing keeps the check's files read-only (a student's own copy, GitHub
+    Classroom), piece 3's code rewrites the module that its judge would load after it."""
+    folder = tmp_path / "hand-in"
+    shutil.copytree(students, folder)
+    trainer = (folder / "MC_Trainer.py").read_text(encoding="utf-8")
+    stub = trainer.index("def main(")
+    end = trainer.index("\ndef ", stub + 1) if "\ndef " in trainer[stub + 1:] else len(trainer)
+    (folder / "MC_Trainer.py").write_text(trainer[:stub] + ANSWER_KEY_REWRITER.strip("\n")
+                                          + "\n\n" + trainer[end:], encoding="utf-8")
+    done = subprocess.run([sys.executable, "check.py", "--piece", "3"], cwd=folder,
+                          capture_output=True, text=True, timeout=300)
+    assert "collections" in (folder / "selfcheck" / "reference.py").read_text()   # rewritten
+    assert "piece 3" in done.stdout and ": passed" not in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("sent", [
+    {"verdict": "passed", "episodes": 10, "stopped": False, "opponent": "Random_Agent",
+     "exact": {"random": "all wins"}, "unbeatable": True, "line": None},
+    {"verdict": "passed", "episodes": 10, "stopped": False, "opponent": "Random_Agent",
+     "exact": {"random": [1, 0, 0]}, "unbeatable": False, "line": None},
+    {"verdict": "passed", "message": {"nested": "a whole result"}},
+    {"verdict": "passed", "message": "", "extra": "a field no result has"},
+])
+def test_a_result_not_of_the_check_s_shape_is_a_failure_not_a_crash(sent):
+    import check
+
+    result = check.parsed(json.dumps(sent), training="episodes" in sent)
+    assert result["verdict"] == "failed" and "not a result" in result["message"]
+
+
+def test_a_well_formed_training_result_is_shown():
+    import check
+
+    sent = {"verdict": "passed", "episodes": 10, "stopped": False, "opponent": "Random_Agent",
+            "exact": {"random": [0.5, 0.25, 0.25]}, "unbeatable": False, "line": [[1, 1], [0, 0]]}
+    result = check.parsed(json.dumps(sent), training=True)
+    assert result == sent
+    assert "wins 50.00%" in check.measurement_line("X", result) and "1,1 0,0" in \
+        check.measurement_line("X", result)
+
+
+# --- check.py's pieces end with it: a piece's process (and its children) never outlives
+# check.py, however check.py ends: Ctrl-C, SIGTERM, SIGHUP, or SIGKILL, which it cannot handle.
+LOOP = '''    def epsilon_greedy(self, epoch):
+        while True:
+            pass
+'''
+
+
+def processes_in(folder: Path) -> list[int]:
+    """The processes whose working folder is ``folder`` (a piece's run there)."""
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            if name.isdigit() and os.readlink(f"/proc/{name}/cwd") == str(folder):
+                found.append(int(name))
+        except OSError:
+            pass
+    return found
+
+
+def until(condition, seconds: float = 20.0) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
+def test_no_piece_outlives_check_py(students, tmp_path, number):
+    folder = (tmp_path / "hand-in").resolve()
+    shutil.copytree(students, folder)
+    agent = (folder / "AI_Agent.py").read_text(encoding="utf-8")
+    start = agent.index("    def epsilon_greedy(")
+    end = agent.index("\n    def ", start + 1)
+    (folder / "AI_Agent.py").write_text(agent[:start] + LOOP + agent[end:], encoding="utf-8")
+    check = subprocess.Popen([sys.executable, "check.py", "--piece", "1"], cwd=folder,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        assert until(lambda: len(processes_in(folder)) >= 3), "the piece never started"
+        check.send_signal(number)
+        status = check.wait(20)
+        assert until(lambda: processes_in(folder) == []), processes_in(folder)
+    finally:
+        check.kill()
+        for pid in processes_in(folder):
+            os.kill(pid, signal.SIGKILL)
+    if number != signal.SIGKILL:
+        assert status == 130, check.stderr.read()
+
+
+def test_the_attempted_probe_of_a_module_that_does_not_load_is_a_verdict(students, tmp_path):
+    folder = tmp_path / "hand-in"
+    shutil.copytree(students, folder)
+    (folder / "MC_Trainer.py").write_text("def main(:\n", encoding="utf-8")
+    reading, writing = os.pipe()
+    done = subprocess.run([sys.executable, "-m", "selfcheck.run", "--piece", "4", "--attempted",
+                           "--result-fd", str(writing)], cwd=folder, pass_fds=(writing,),
+                          capture_output=True, text=True, timeout=120)
+    os.close(writing)
+    with os.fdopen(reading, "rb") as stream:
+        sent = json.loads(stream.read())
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert sent["verdict"] == "failed" and "cannot even be loaded" in sent["message"], sent

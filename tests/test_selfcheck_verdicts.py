@@ -77,6 +77,17 @@ CORRECT = {
         .replace(SAVE_AND_TEST, "    import torch\n    torch.save(player.Q, PATH)\n"
                                 "    print(test(100))\n")},
         3, ["passed (as X: 200,000 episodes, alpha 0.01, gamma 0.95, saved, test(100))"]),
+    "a checkpoint every 10,000 episodes": ({"main": a_main(
+        CHAPTER_LOOP + "        if epoch % 10000 == 0:\n            player.save_Q(PATH)\n")},
+        3, ["passed (as X: 200,000 episodes, alpha 0.01, gamma 0.95, saved, test(100))"]),
+    "every legal action of a visited state set to 0 first": ({"main": a_main(
+        CHAPTER_LOOP.replace("        G = 0\n", "        G = 0\n        for step in episode[:-1]:\n"
+                             "            for legal in step[0].legal_actions():\n"
+                             "                player.Q.setdefault((step[0], legal), 0.0)\n"))},
+        3, ["passed (as X: 200,000 episodes, alpha 0.01, gamma 0.95, saved, test(100))"]),
+    "its own gamma written as a number": ({"main": a_main(
+        CHAPTER_LOOP.replace("G = gamma* G + reward", "G = 0.9 * G + reward"))},
+        3, ["passed (as X: 200,000 episodes, alpha 0.01, gamma 0.9, saved, test(100))"]),
 }
 
 CHEATS = {
@@ -87,6 +98,11 @@ CHEATS = {
     "piece 1 imports the self-check's answer key": ({"epsilon": '''
     def epsilon_greedy(self, epoch):
         import selfcheck.reference
+        return max(0.01, 1 - 0.99 * epoch / 100000)
+'''}, 1, "your code imports the self-check's own code (selfcheck.reference)"),
+    "piece 1 imports the answer key under a source reader's name": ({"epsilon": '''
+    def epsilon_greedy(self, epoch):
+        exec(compile("import selfcheck.reference", "inspect.py", "exec"), {})
         return max(0.01, 1 - 0.99 * epoch / 100000)
 '''}, 1, "your code imports the self-check's own code (selfcheck.reference)"),
     "piece 3 reads the self-check's code": ({"main": a_main(
@@ -115,7 +131,8 @@ CHEATS = {
         board = [0] * 9
         board[cell], board[(cell + 1) % 9] = 1, -1
         player.Q[(State(board, 1), divmod((cell + 2) % 9, 3))] = 0.5
-''')}, 3, "9 of them in none of the 200,000 episodes it was given"),
+''')}, 3, "6 of them of positions that none of the 200,000 episodes it was given "
+           "reached"),   # the other 3 are other actions of positions its episodes met
     "main saves before it trains": ({"main": a_main().replace(
         "    player = player1\n", "    player = player1\n    player.save_Q(PATH)\n").replace(
         SAVE_AND_TEST, "    print(test(100))\n")},

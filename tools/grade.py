@@ -53,6 +53,10 @@ CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os
 # Never part of a students' version handed in with --exercise.
 SKIPPED_FOLDERS = {".git", "__pycache__", ".venv", ".pytest_cache", ".hypothesis"}
 MAX_TREE_FILES = 5_000
+# Every row's flag when the file systems could not be sealed here (no mount namespace: macOS, a
+# container that refuses unshare): the hand-in's code could write its own copy of the check.
+UNPROTECTED = ("verdict unprotected: this system could not make the hand-in's copy read-only, "
+               "so its code could have rewritten the check there (grade on Linux with unshare)")
 
 
 def weights(text: str) -> dict[int, int]:
@@ -99,7 +103,7 @@ def check_submissions(paths: list[str]) -> list[Path]:
     checked = []
     for text in paths:
         path = Path(text).expanduser()
-        if not os.path.exists(path):
+        if not os.path.lexists(path):      # a link to nothing is that hand-in's row
             cli.fail(f"grade.py: {shown(text)}: no such file or folder")
         checked.append(path)
     return checked
@@ -205,11 +209,16 @@ def grade_class(args, paths: list[Path], out: Path, pristine: dict[str, bytes],
     limits = Limits(seconds=args.timeout, memory=args.memory * 2**20)
     started = time.monotonic()
     run_dir = Path(tempfile.mkdtemp(prefix="grade-run-"))
-    hide = [ROOT / "Data", out, *(path.absolute().parent for path in paths)]
+    # This repository (the solved code, its history, the shipped tables) but its Python.
+    hide = [ROOT, out, *(path.absolute().parent for path in paths)]
     hide += [Path(args.exercise).expanduser()] if args.exercise else []
     try:
         isolation, unavailable = detect_isolation(
             run_dir, sealing_for(sys.executable, hide, run_dir))
+        print(f"Isolation: {isolation.describe()}.", flush=True)
+        if not isolation.read_only:         # the hand-in could rewrite its own copy's check
+            for submission in submissions:
+                submission.flags.append(UNPROTECTED)
         settings = Settings(run_dir, limits, isolation, jobs=args.jobs,
                             editable=editable_files(pristine))
         context = Context("Exercise grades", datetime.now().strftime("%Y-%m-%d %H:%M"),
@@ -227,7 +236,6 @@ def grade_class(args, paths: list[Path], out: Path, pristine: dict[str, bytes],
     finally:
         remove(run_dir)
     closing(report, report.finish(), started)
-    print(f"Isolation: {isolation.describe()}.")
 
 
 def closing(report: Report, written: list[Path], started: float) -> None:

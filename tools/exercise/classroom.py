@@ -3,8 +3,14 @@ with the self-check as issued, and the manifest of the issued files.
 
 The workflow does not trust the hand-in's own copy of the self-check: it puts every file back as
 it was in the assignment's first commit except the files the student writes in (``STUDENT_FILES``),
-removes the Python files added since, and checks every restored file against the hashes written
-into it, so that neither an edited ``check.py`` nor a rewritten first commit can change a verdict.
+removes every file added since (whatever its name: a ``.pyc`` in a ``__pycache__``, a
+``sitecustomize.py``, a ``.pth``, a ``selfcheck.py`` would all run) and everything untracked,
+and checks every restored file against the hashes written into it, so that neither an edited
+``check.py`` nor a rewritten first commit can change a verdict. Python runs with no bytecode
+written or read in the repository (``PYCACHE``). Before each piece, autograding's ``setup`` puts
+the check files back again, so that a piece's code that rewrote them on disk changes nothing
+for the next piece. The student's code still runs on the runner as the runner's own account,
+so this is no sandbox: docs/GRADING.md says what stays open.
 
 The manifest, ``MANIFEST`` (JSON), says the same for the class grader::
 
@@ -38,6 +44,9 @@ STUDENT_FILES = ("AI_Agent.py", "MC_Trainer.py", "Episode.py", "SARSA_Trainer.py
 # Classroom's limit for one piece's check, in minutes (a piece takes seconds; this is for a loop
 # that never ends).
 PIECE_MINUTES = 10
+# Where Python keeps bytecode in the workflow: outside the repository, so that a .pyc the student
+# committed (or one that a piece's code wrote) is never read.
+PYCACHE = "/tmp/classroom-pycache"
 
 WORKFLOW_TEMPLATE = """\
 # GitHub Classroom's autograding: on every push, the self-check grades each piece
@@ -56,6 +65,11 @@ permissions:
   actions: read
   contents: read
 
+env:
+  PYTHONDONTWRITEBYTECODE: "1"
+  PYTHONPYCACHEPREFIX: {PYCACHE}
+  PYTHONNOUSERSITE: "1"
+
 jobs:
   build:
     name: Autograding
@@ -68,9 +82,10 @@ jobs:
       - name: Put back the self-check as issued
         run: |
           first=$(git rev-list --max-parents=0 HEAD | tail -n 1)
+          git diff --name-only -z --diff-filter=A "$first" HEAD | xargs -0 -r git rm -q -f --
           git checkout "$first" -- .
           git checkout HEAD -- {STUDENT_FILES}
-          git diff --name-only --diff-filter=A "$first" HEAD -- '*.py' | xargs -r rm -f --
+          git clean -ffdxq
           sha256sum --check --strict --quiet <<'ISSUED'
 {SUMS}
           ISSUED
@@ -86,10 +101,18 @@ jobs:
 """
 
 
+def restore_again() -> str:
+    """The shell command that puts the check files back before a piece (the workflow's first
+    restore removed every added file from git, so ``git clean`` removes any the code made)."""
+    return ('git checkout -f "$(git rev-list --max-parents=0 HEAD | tail -n 1)" -- . && '
+            f"git checkout -f HEAD -- {' '.join(STUDENT_FILES)} && git clean -ffdxq")
+
+
 def autograding() -> str:
     """GitHub Classroom's autograding tests: one per piece, ``python check.py --piece N``, which
-    exits 0 when that piece passes; the points are the pieces' own."""
-    tests = [{"name": f"Piece {piece.number}: {piece.title}", "setup": "",
+    exits 0 when that piece passes, after the check files are put back (``restore_again``); the
+    points are the pieces' own."""
+    tests = [{"name": f"Piece {piece.number}: {piece.title}", "setup": restore_again(),
               "run": f"{SELF_CHECK} --piece {piece.number}", "input": "", "output": "",
               "comparison": "included", "timeout": PIECE_MINUTES, "points": piece.points}
              for piece in PIECES]
@@ -123,7 +146,7 @@ def workflow(torch: str, sums: dict[str, str]) -> str:
     requirements.txt, then Classroom's autograding action (which runs autograding.json)."""
     lines = "\n".join(f"          {digest}  {name}" for name, digest in sums.items())
     return (WORKFLOW_TEMPLATE.replace("{TORCH}", torch).replace("{SUMS}", lines)
-            .replace("{STUDENT_FILES}", " ".join(STUDENT_FILES)))
+            .replace("{STUDENT_FILES}", " ".join(STUDENT_FILES)).replace("{PYCACHE}", PYCACHE))
 
 
 def write_classroom(target: Path, torch: str) -> None:

@@ -12,6 +12,9 @@ MAX_MEMBERS = 20_000
 CHECK_FILES = ("check.py", "selfcheck/", ".github/")
 MAX_CHECK_FILES = 200         # files looked at under a hand-in's selfcheck/ and .github/
 NOTED_NAMES = 3          # a note lists at most this many refused names
+# Files that Python runs by itself when they lie beside check.py (or that shadow its modules): a
+# hand-in has no reason to add one, so one is flagged like a changed check file (a ``.pth`` too).
+STARTUP_FILES = ("sitecustomize.py", "usercustomize.py", "selfcheck.py")
 
 
 @dataclass
@@ -30,4 +33,5 @@ class Submission:
 
 def is_check_file(name: str) -> bool:
     """Whether the hand-in's file ``name`` (a relative path) is one that decides a verdict."""
-    return name == CHECK_FILES[0] or name.startswith(CHECK_FILES[1:])
+    return (name == CHECK_FILES[0] or name.startswith(CHECK_FILES[1:]) or name in STARTUP_FILES
+            or ("/" not in name and name.endswith(".pth")))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import site
 import stat
 import subprocess
 import sys
@@ -69,6 +70,10 @@ class Sealing:
     """What the sandboxes of one run cover and must reach (found by ``sealing_for``)."""
     hide: tuple[str, ...] = ()                          # folders covered by an empty one
     reach: tuple[str, ...] = ()                         # paths the account must reach
+    # Folders to cover that hold something the sandbox needs (this repository holds the
+    # grader's Python environment, say): covered all the same, showing only the names on the
+    # way to it: ((folder, (name, ...)), ...).
+    veil: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -108,11 +113,24 @@ class Isolation:
             config.update(box=os.path.realpath(box), mount=self.tools["mount"],
                           hide=list(self.sealing.hide),
                           writable=[os.path.realpath(path) for path in box_folders(box)],
-                          expose=closed_folders([*self.sealing.reach, str(box)])
-                          if self.accounts else [])
+                          expose=self.exposed(box))
         prefix = [self.tools["unshare"], *self.namespaces, "--"] if self.namespaces else []
         source = Path(launch.__file__).read_text(encoding="utf-8")
         return [*prefix, python, "-I", "-B", "-c", source, json.dumps(config), *run]
+
+    def exposed(self, box: Path) -> list[list]:
+        """The folders covered but for some names (``launch.expose``), shallowest first: the
+        veiled ones, the run folder, and for an account of its own the closed folders on its
+        way."""
+        names: dict[str, set[str]] = {folder: set(shown) for folder, shown in self.sealing.veil}
+        # The run folder shows this box alone: not the others beside it, nor the grader's own
+        # files there (the shipped tables), whoever owns the folder inside the sandbox.
+        names.setdefault(os.path.realpath(Path(box).parent), set()).add(Path(box).name)
+        if self.accounts:
+            for folder, shown in closed_folders([*self.sealing.reach, str(box)]):
+                names.setdefault(folder, set()).update(shown)
+        return [[folder, sorted(names[folder])] for folder in
+                sorted(names, key=lambda folder: (len(Path(folder).parts), folder))]
 
     def drop(self, slot: int) -> tuple[str, ...]:
         if not self.read_only:
@@ -148,21 +166,29 @@ def closed_folders(paths: list[str]) -> list[list]:
 
 
 def sealing_for(python: str, hide: list[Path], run_dir: Path) -> Sealing:
-    """The folders to cover (those of ``hide`` that exist and hold nothing a sandbox needs) and
-    the paths the account must reach (this Python's own)."""
-    reach = {python, os.path.realpath(python), sys.prefix, sys.base_prefix, sys.exec_prefix}
-    reach |= {entry for entry in sys.path if entry and os.path.isdir(entry)}
-
-    def needed(folder: str) -> bool:
-        return any(os.path.commonpath([folder, os.path.abspath(path)]) == folder
-                   or os.path.commonpath([folder, os.path.realpath(path)]) == folder
-                   for path in [*reach, str(run_dir)])
-
-    folders = sorted({os.path.realpath(path) for path in hide if os.path.isdir(path)})
-    kept = [folder for folder in folders if folder != "/" and not needed(folder)]
-    kept = [folder for folder in kept if not any(
-        other != folder and folder.startswith(other.rstrip("/") + "/") for other in kept)]
-    return Sealing(tuple(kept), tuple(sorted(reach)))
+    """The folders of ``hide`` that exist, covered: wholly when they hold nothing a sandbox
+    needs, else veiled (only the names on the way to what it needs are left); and the paths
+    the account must reach: this Python's own (never the grader's ``sys.path``: this
+    repository's folder is on it, and the solved code with it)."""
+    reach = {python, os.path.realpath(python), sys.prefix, sys.base_prefix, sys.exec_prefix,
+             *site.getsitepackages()}
+    needed = [form for path in [*reach, str(run_dir)]
+              for form in {os.path.abspath(path), os.path.realpath(path)}]
+    folders = sorted({os.path.realpath(path) for path in hide if os.path.isdir(path)} - {"/"})
+    covered, veil = [], []
+    for folder in folders:
+        if any(other != folder and folder.startswith(other.rstrip("/") + "/")
+               for other in covered):
+            continue                    # already out of sight under a covered folder
+        inside = sorted({Path(os.path.relpath(path, folder)).parts[0] for path in needed
+                         if os.path.commonpath([folder, path]) == folder and path != folder})
+        if any(os.path.commonpath([path, folder]) == path for path in needed):
+            continue                    # the folder is itself on the way to what is needed
+        if inside:
+            veil.append((folder, tuple(inside)))
+        else:
+            covered.append(folder)
+    return Sealing(tuple(covered), tuple(sorted(reach)), tuple(veil))
 
 
 def candidates(sealing: Sealing) -> list[Isolation]:

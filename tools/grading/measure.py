@@ -9,8 +9,9 @@ with the sandbox's limits (``launch``) and a time limit; the child loads each ta
 safe loader (``AI_Agent(side, Q_table_PATH=..., train=False)``), computes its exact win / loss /
 draw probabilities against ``random`` and ``advanced`` (``training.curves.exact_results``) and
 whether any opponent can beat it (``exact.solver.worst_case``), and says whether it holds one
-of the course's shipped tables (most of a shipped table's pairs with exactly its values: no
-training gives that by chance). A table that cannot be measured gets a ``MeasureError`` in its
+of the course's shipped tables (``selfcheck.saved.holds_copy``, the rule the self-check uses: a
+share of a shipped table's values, each within a hair of it -- no training gives that by
+chance, and a copy nudged in its last digits is still one). A table that cannot be measured gets a ``MeasureError`` in its
 place, its message one line.
 """
 
@@ -22,10 +23,13 @@ import sys
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tools.grading.sandbox import Limits
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MEASURE_SECONDS = 120
-SHIPPED_SHARE = 0.5        # of a shipped table's pairs, with its exact values: "holds it"
 
 
 @dataclass(frozen=True)
@@ -42,7 +46,7 @@ class MeasureError(ValueError):
 
 
 def measure_all(tables: dict[str, bytes], run_dir: Path, shipped: dict[str, str],
-                limits) -> dict[str, Measure | MeasureError]:
+                limits: Limits) -> dict[str, Measure | MeasureError]:
     """Each table's measure (side "X" / "O" -> its bytes), all in one limited child;
     ``shipped``: side -> the grader's own copy of the issued table, to compare with."""
     from tools.grading.isolation import Isolation
@@ -79,11 +83,6 @@ def measure_all(tables: dict[str, bytes], run_dir: Path, shipped: dict[str, str]
             for side, answer in answers.items()}
 
 
-def holds(table: dict, shipped: dict) -> bool:
-    same = sum(1 for pair, value in shipped.items() if table.get(pair) == value)
-    return bool(shipped) and same >= SHIPPED_SHARE * len(shipped)
-
-
 def main(argv: list[str]) -> None:
     sys.path.insert(0, str(ROOT))
     from tables.files import TableError, load_table
@@ -107,11 +106,12 @@ def main(argv: list[str]) -> None:
 def measured(path: str, side: str, shipped: list) -> dict:
     from AI_Agent import AI_Agent
     from exact.solver import worst_case
+    from selfcheck.saved import holds_copy
     from State import O, X
     from training.curves import exact_results
 
     agent = AI_Agent(X if side == "X" else O, Q_table_PATH=path, train=False)
-    found = next((name for name, table in shipped if holds(agent.Q, table)), "")
+    found = next((name for name, table in shipped if holds_copy(agent.Q, table)), "")
     results = exact_results(agent)
     return {"random": results["random"], "advanced": results["advanced"],
             "unbeatable": worst_case(agent)[0] >= 0, "shipped": found}

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import signal
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from tools.grading.handin import Submission
 from tools.grading.results import Row, make_row
 from tools.grading.sandbox import Settings, run_submission, stop_all
 from tools.grading.text import one_line
+
+if TYPE_CHECKING:
+    from tools.grading.report import Report
 
 REFUSED = "refused"
 GRADER_ERROR = "grader error"
@@ -62,7 +65,8 @@ def grade_one(submission: Submission, pristine: dict[str, bytes], settings: Sett
 
 
 def grade_all(submissions: list[Submission], pristine: dict[str, bytes], settings: Settings,
-              report, measure_tables: Callable, weights: dict[int, int]) -> list[Row]:
+              report: Report, measure_tables: Callable,
+              weights: dict[int, int]) -> list[Row]:
     """Grade every submission (see the module docstring); rows in input order."""
     from tqdm import tqdm
 

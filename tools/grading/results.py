@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from selfcheck.pieces import PIECES
+from selfcheck.verdicts import PASSED, VERDICTS
 from tools.grading.box import TABLES
 from tools.grading.handin import Submission
 from tools.grading.launch import SIGNAL_BASE
@@ -38,9 +39,6 @@ from tools.grading.text import one_line
 
 RESULT_FORMAT = 1
 FLAGGED = "flagged"
-# "skipped": the check did not run the piece again after an earlier one running the same
-# functions timed out.
-VERDICTS = ("passed", "failed", "not written", "not attempted", "timed out", "skipped")
 PIECE_NUMBERS = tuple(piece.number for piece in PIECES)
 CLASSROOM_WEIGHTS = {piece.number: piece.points for piece in PIECES}
 TRAINED_BY = {"X": 3, "O": 4}       # the piece whose main trained each side's table
@@ -95,15 +93,15 @@ def make_row(submission: Submission, outcome: Outcome, limits: Limits,
         return row
     for piece in result["pieces"]:
         row.verdicts[piece["number"]] = piece["verdict"]
-        if piece["verdict"] != "passed" and piece["message"]:
+        if piece["verdict"] != PASSED and piece["message"]:
             row.messages[piece["number"]] = private(piece["message"])
     for number, stub in sorted(submission.untouched.items()):
-        if row.verdicts.get(number) == "passed":      # a stub always raises: a forged verdict
+        if row.verdicts.get(number) == PASSED:      # a stub always raises: a forged verdict
             row.verdicts[number] = FLAGGED
             row.flags.append(f"piece {number} passed with {stub} still the issued stub")
     tables = {}
     for side in ("X", "O"):
-        if side == "O" and row.verdicts.get(TRAINED_BY["O"]) != "passed":
+        if side == "O" and row.verdicts.get(TRAINED_BY["O"]) != PASSED:
             continue
         data = _table_bytes(result["tables"].get(side), outcome)
         if isinstance(data, str):
@@ -113,7 +111,7 @@ def make_row(submission: Submission, outcome: Outcome, limits: Limits,
     for side, measure in (measure_tables(tables) if tables else {}).items():
         _measure_into(row, side, tables[side], measure)
     row.points = {number: weights.get(number, 0) for number, verdict in row.verdicts.items()
-                  if verdict == "passed"}
+                  if verdict == PASSED}
     return row
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import queue
-import signal
 import subprocess
 import sys
 import threading
@@ -36,6 +35,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from selfcheck.streams import Tail, kill_group
 from tools.grading.box import TABLES, new_box, read_tables, remove, write_tree
 from tools.grading.handin import Submission
 from tools.grading.isolation import CHECKER, Isolation, account
@@ -120,7 +120,7 @@ def _check(box: Path, settings: Settings, slot: int, uid: int | None) -> Outcome
         command = settings.isolation.command(python, settings.limits, box, [
             python, "-I", "-B", "-c", CHECKER, "check.py", "--all", "--json",
             descriptor_path(writing), "--tables", str(box / TABLES)], slot, (writing,))
-        verdict = _Tail(os.fdopen(reading, "rb", closefd=False), MAX_RESULT_BYTES, whole=True)
+        verdict = Tail(os.fdopen(reading, "rb", closefd=False), MAX_RESULT_BYTES, whole=True)
         outcome = run_program(command, box / "repo", environment(box), settings.limits, writing)
         verdict.join()
         outcome.result = verdict.whole()
@@ -142,9 +142,9 @@ def run_program(command: list[str], cwd: Path, env: dict[str, str], limits: Limi
     the grader's copy), wait at most ``limits.seconds``, then kill its group."""
     start = time.monotonic()
     with _RUNNING_LOCK:
-        if _STOPPED.is_set():            # a worker that was about to start when Ctrl-C came
-            raise RuntimeError("the grading was stopped")
         try:
+            if _STOPPED.is_set():        # a worker that was about to start when Ctrl-C came
+                raise RuntimeError("the grading was stopped")
             child = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      start_new_session=True, close_fds=True,
@@ -153,14 +153,14 @@ def run_program(command: list[str], cwd: Path, env: dict[str, str], limits: Limi
             if keep is not None:
                 os.close(keep)
         _RUNNING.add(child.pid)
-    tails = [_Tail(child.stdout, limits.output), _Tail(child.stderr, limits.output)]
+    tails = [Tail(child.stdout, limits.output), Tail(child.stderr, limits.output)]
     timed_out = False
     try:
         child.wait(timeout=limits.seconds)
     except subprocess.TimeoutExpired:
         timed_out = True
     finally:
-        _kill_group(child.pid)
+        kill_group(child.pid)
         child.wait()
         with _RUNNING_LOCK:
             _RUNNING.discard(child.pid)
@@ -172,57 +172,10 @@ def run_program(command: list[str], cwd: Path, env: dict[str, str], limits: Limi
 
 def stop_all() -> None:
     """Kill every child running now (Ctrl-C, SIGTERM: a child has a session of its own, so the
-    terminal's interrupt never reaches it), and start no more."""
+    terminal's interrupt never reaches it), and start no more. Everything a check started in its
+    session goes too (in a PID namespace, even what left the session: the namespace dies with
+    its first process)."""
     with _RUNNING_LOCK:
         _STOPPED.set()
         for group in list(_RUNNING):
-            _kill_group(group)
-
-
-def _kill_group(group: int) -> None:
-    # Everything the check started in its session goes too (in a PID namespace, even what left
-    # the session: the namespace dies with its first process).
-    try:
-        os.killpg(group, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-class _Tail:
-    """Reads a stream as it comes, keeping its first and last ``keep`` bytes (a submission that
-    prints megabytes costs neither memory nor disk); ``whole``: keep at most ``keep`` bytes and
-    say whether there was more."""
-
-    def __init__(self, stream, keep: int, whole: bool = False) -> None:
-        self.stream, self.keep, self.whole_only = stream, keep, whole
-        self.head, self.last, self.dropped = b"", b"", 0
-        self.thread = threading.Thread(target=self._read, daemon=True)
-        self.thread.start()
-
-    def _read(self) -> None:
-        try:
-            while chunk := self.stream.read1(65536):
-                if len(self.head) < self.keep:
-                    room = self.keep - len(self.head)
-                    self.head, chunk = self.head + chunk[:room], chunk[room:]
-                self.dropped += len(chunk) if self.whole_only else 0
-                if not self.whole_only:
-                    joined = self.last + chunk
-                    self.dropped += max(0, len(joined) - self.keep)
-                    self.last = joined[-self.keep:] if len(joined) > self.keep else joined
-        except (OSError, ValueError):
-            pass
-
-    def join(self) -> None:
-        # A process that escaped (no PID namespace) may hold the pipe open: stop waiting then.
-        self.thread.join(timeout=5)
-        if not self.thread.is_alive():
-            self.stream.close()
-
-    def whole(self) -> bytes | None:
-        """Everything read, or ``None`` when it was more than ``keep`` bytes or still open."""
-        return None if self.dropped or self.thread.is_alive() else self.head
-
-    def text(self) -> str:
-        gap = f"\n[... {self.dropped:,} bytes left out ...]\n" if self.dropped else ""
-        return (self.head + gap.encode() + self.last).decode("utf-8", "replace")
+            kill_group(group)

@@ -18,7 +18,9 @@ one line, and nothing of it is graded.
 The check files (``check.py``, ``selfcheck/``, ``.github/``) are never used either, but they are
 compared with the issued ones (``issued``: path -> bytes, those of the students' version): a
 hand-in that changed, added or emptied one is flagged (``Submission.flags``), line endings
-aside. A file the hand-in left out is no change.
+aside; so is one that added a file Python runs by itself (``STARTUP_FILES``, a ``.pth``) or
+bytecode under them that Python did not write itself (a hash-based ``.pyc``, which GitHub
+Classroom would run in place of the issued source). A file the hand-in left out is no change.
 """
 
 from __future__ import annotations
@@ -69,7 +71,12 @@ def read_submission(path: Path, editable: tuple[str, ...],
     """Read a hand-in (a folder or a zip; ``path`` must exist, the caller checked it) into a
     ``Submission``; ``issued``: the students' version's check files, to compare with."""
     path = Path(path)
-    info = os.stat(path)              # follows a link given on the command line, on purpose
+    try:
+        info = os.stat(path)          # follows a link given on the command line, on purpose
+    except OSError as error:
+        return Submission(name=shown(path.name or path), origin=str(path), refused=(
+            "a link to nothing" if os.path.islink(path) else
+            f"cannot be read ({error.strerror or error})"))
     name = path.absolute().name if stat.S_ISDIR(info.st_mode) else path.stem
     submission = Submission(name=shown(name or path), origin=str(path))
     if stat.S_ISDIR(info.st_mode):
@@ -103,6 +110,14 @@ def _is_zip(path: Path) -> bool:
         return False
 
 
+def written_by_python(name: str, data: bytes) -> bool:
+    """Whether ``name`` is bytecode as Python writes it when it runs the check (a ``.pyc`` of
+    a ``__pycache__`` checked against its source's time stamp). A hash-based one is made on
+    purpose, and an unchecked one runs in place of its source whatever the source says."""
+    return ("__pycache__/" in name and name.endswith(".pyc") and len(data) >= 16
+            and data[4:8] == b"\0\0\0\0")
+
+
 def changed_checks(found: dict[str, bytes], issued: dict[str, bytes]) -> list[str]:
     """A flag naming the check files in ``found`` that differ from the ``issued`` ones."""
     def same(a: bytes, b: bytes) -> bool:
@@ -110,7 +125,8 @@ def changed_checks(found: dict[str, bytes], issued: dict[str, bytes]) -> list[st
 
     issued = {name: data for name, data in issued.items() if is_check_file(name)}
     changed = sorted(name for name, data in found.items()
-                     if name not in issued or not same(data, issued[name]))
+                     if (name not in issued or not same(data, issued[name]))
+                     and not written_by_python(name, data))
     if not changed:
         return []
     more = f" and {len(changed) - NOTED_NAMES} more" if len(changed) > NOTED_NAMES else ""
@@ -154,8 +170,14 @@ def _read_folder(folder: Path, editable: tuple[str, ...], submission: Submission
 def _read_folder_checks(folder: Path, submission: Submission) -> None:
     """The hand-in's check files (regular files only, a few hundred at most, no link followed,
     however deep: no recursion)."""
-    if os.path.isfile(folder / "check.py") and not os.path.islink(folder / "check.py"):
-        _take_check(folder / "check.py", "check.py", submission)
+    try:
+        with os.scandir(folder) as scan:
+            beside = [entry for entry in scan if is_check_file(entry.name)]
+    except OSError:
+        beside = []
+    for entry in beside:
+        if entry.is_file(follow_symlinks=False):
+            _take_check(Path(entry.path), entry.name, submission)
     pending = [name.rstrip("/") for name in CHECK_FILES[1:]]
     while pending and len(submission.checks) < MAX_CHECK_FILES:
         relative = pending.pop()
@@ -166,7 +188,7 @@ def _read_folder_checks(folder: Path, submission: Submission) -> None:
             continue
         for entry in entries:
             name = f"{relative}/{entry.name}"
-            if entry.name == "__pycache__" or entry.is_symlink():
+            if entry.is_symlink():
                 continue
             if entry.is_dir(follow_symlinks=False):
                 pending.append(name)

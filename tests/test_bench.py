@@ -1,4 +1,4 @@
-"""tools/bench_course.py reads every rate from the trainers' own "Trained ..." line: if that line
+"""tools/benchmarks/course.py reads every rate from the trainers' own "Trained ..." line: if that line
 changed, the side-by-side figures would silently stop, so these tests run the real commands.
 (Only the solved trainer prints it; a student's own main trains its own way.)"""
 
@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tools import bench_course
+from tools.benchmarks import course as bench_course
 
 
 @pytest.mark.solved_only
@@ -40,7 +40,7 @@ def test_failures_are_one_line_errors():
 def test_the_dqn_line_gives_the_time_and_the_quality_a_verdict_each():
     """A run that trains fast enough but ends below the quality target says which one it missed
     (the single "BELOW TARGET" after "target <= 120 s" read as "fast enough")."""
-    from tools import bench_dqn
+    from tools.benchmarks import dqn as bench_dqn
     side = {"wins": 98.9583, "losses": 0.0, "unbeatable": True}
     below = {"seed": 1, "sides": [side], "wall": 30.0, "cpu": 29.0, "met": False}
     assert bench_dqn.run_line("X vs random", below).endswith(": MISSED")

@@ -402,7 +402,7 @@ def test_a_default_run_reaches_the_target(tmp_path, opponent, seed):
     """``python DQN_Trainer.py --seed S`` (and with ``--opponent self``), with its defaults: X
     wins at least 99 % of all games against random, loses none and is unbeatable; in self-play X
     and O are both unbeatable (seeds 1 and 3 missed it before the self-play preset). X's seed 1
-    still misses it (strict: the day it holds, this says so); tools/bench_dqn.py runs 1-10."""
+    still misses it (strict: the day it holds, this says so); tools/benchmarks/dqn.py runs 1-10."""
     path = tmp_path / "n.pt"
     train(tmp_path, "--seed", str(seed), "--opponent", opponent, "--out", str(path))
     x_agent = make_dqn_agent(str(path), X)

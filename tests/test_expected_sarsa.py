@@ -96,7 +96,8 @@ def test_the_registry_lists_every_table_trainer_and_no_other_file():
     found = trainers()
     assert ExpectedSARSA_Trainer.TRAINER in found
     assert [trainer.prog for trainer in found] == scripts
-    from tools import bench_course, compare
+    from tools import compare
+    from tools.benchmarks import course as bench_course
     assert ("Expected SARSA", "ExpectedSARSA_Trainer.py") in compare.TRAINERS
     assert ("ExpectedSARSA_Trainer.py", "--out", "{out}") in bench_course.README_COMMANDS
 

@@ -5,7 +5,7 @@
     python tools/bench.py --course-episodes 10000
 
 Prints: ours against a rebuild of the course's original design, side by side in the same run
-(``tools/bench_course.py``, ``tools/course/``); Monte Carlo training in a fresh process
+(``tools/benchmarks/course.py``, ``tools/course/``); Monte Carlo training in a fresh process
 and with warm caches; the whole-process time of the README's commands; the chapter's own trainer
 on this engine; a 1,000-game Tester run, exact evaluation of a pair of agents, the full solve,
 loading and saving a table; then the benchmarks of the other parts (the three trainers side by
@@ -38,9 +38,9 @@ from Episode import play_games  # noqa: E402
 from tables.files import load_table, save_table  # noqa: E402
 from State import O, X  # noqa: E402
 from TicTacToe import TicTacToe  # noqa: E402
-from tools import bench_course  # noqa: E402
+from tools.benchmarks import course as bench_course  # noqa: E402
 from tools.course import chapter_code  # noqa: E402
-from tools.bench_course import COURSE_DEFAULT_EPISODES  # noqa: E402
+from tools.benchmarks.course import COURSE_DEFAULT_EPISODES  # noqa: E402
 
 DEFAULT_RUNS = 3
 CHAPTER_TARGET_SECONDS = 10.0
@@ -56,7 +56,7 @@ OTHER_BENCHMARKS = (("tools/compare.py", ("--bench",), ("--bench", "--epochs", "
                     ("tools/benchmarks/book.py", ("--runs", "{runs}"), ("--runs", "1")),
                     ("tools/benchmarks/quit.py", ("--runs", "{runs}"), ("--runs", "1")),
                     ("tools/benchmarks/hostile.py", (), None),
-                    ("tools/bench_dqn.py", (), None))   # seeds 1-10 of both modes: about 20 minutes
+                    ("tools/benchmarks/dqn.py", (), None))   # seeds 1-10 of both modes: about 20 minutes
 QUICK_EPISODES = 300      # --quick: every run this short (it checks the script, not the speed)
 # Every full run's figures are also kept here (git ignores it), dated, for make docs to quote.
 RECORD = ROOT / "Data" / "bench.txt"

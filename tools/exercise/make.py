@@ -52,8 +52,8 @@ TEACHERS_ONLY = ("ExpectedSARSA_Trainer.py", "tests/test_expected_sarsa.py",
                  "tests/test_grade_report.py", "tools/benchmarks/grading.py",
                  "tests/test_course.py", "tests/course_scripts/", "book/", "tests/test_book.py",
                  "tools/benchmarks/book.py", ".ci/", "notebooks/", "tests/test_notebook.py",
-                 "tools/bench.py", "tools/bench_course.py", "tools/course/original_design.py",
-                 "tools/bench_dqn.py", "tests/test_bench.py", "tests/test_course_design.py")
+                 "tools/bench.py", "tools/benchmarks/course.py", "tools/course/original_design.py",
+                 "tools/benchmarks/dqn.py", "tests/test_bench.py", "tests/test_course_design.py")
 # The self-check's answer key: it answers only the check's own hand-made episodes (no update a
 # student could call), and is carried compressed, out of plain sight while a student reads the
 # checks.

@@ -21,7 +21,7 @@ from time import perf_counter
 from tools.compare import TRAINED   # the trainers' timing line: episodes, episodes/s
 from training.registry import trainer_scripts
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 COURSE_EPISODES = 3_000       # the course design runs at ~2,000 episodes/s
 COURSE_DEFAULT_EPISODES = 200_000
 WARM_EPISODES = 50_000

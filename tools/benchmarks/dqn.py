@@ -1,9 +1,9 @@
 """Deep Q-learning at its target, seed by seed: ``python DQN_Trainer.py --seed S`` run exactly as a
 user runs it, for X against random and for self-play, with its exact results and its times.
 
-    python tools/bench_dqn.py                     # seeds 1-10, both modes (about 15 minutes)
-    python tools/bench_dqn.py --seeds 1-3 --modes x
-    python tools/bench_dqn.py -- --batch 512      # the same with other trainer flags
+    python tools/benchmarks/dqn.py                     # seeds 1-10, both modes (about 15 minutes)
+    python tools/benchmarks/dqn.py --seeds 1-3 --modes x
+    python tools/benchmarks/dqn.py -- --batch 512      # the same with other trainer flags
 
 The target (every seed): X against random wins at least 99 % of all games with no losses and is
 unbeatable; in self-play X and O are both unbeatable; each run takes at most 120 s, the median at
@@ -23,11 +23,11 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import cli  # noqa: E402  (the project root must be on the path first)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TARGET_WINS = 99.0              # % of all games, X against random
 MAX_SECONDS = 120.0             # every run
 MEDIAN_SECONDS = 45.0           # the median run
@@ -111,7 +111,7 @@ def summary(name: str, runs: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cli.Parser(prog="bench_dqn.py", description=__doc__.splitlines()[0])
+    parser = cli.Parser(prog="tools/benchmarks/dqn.py", description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=seed_range, default=list(range(1, 11)),
                         help="the seeds to run, e.g. 1-10 or 1,4 (default: 1-10)")
     parser.add_argument("--modes", choices=("x", "self", "both"), default="both",

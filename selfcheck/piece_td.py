@@ -17,34 +17,11 @@ from selfcheck import asked, nim_piece, piece_episode
 from selfcheck.asked import Asking, Replaying
 from selfcheck.common import Failure, call, close, fmt
 from selfcheck.episodes import board
+from selfcheck.td_cases import (ALL_CELLS, ALPHA, CASES, GAMMA, Q_LEARNING, RULES, SARSA,
+                                case_of)
 from State import O, ONGOING, X, State, symbol
 from TicTacToe import TicTacToe
 
-GAMMA, ALPHA = 0.9, 0.5
-# side, episode, values before, values after for SARSA, values after for Q-learning. The first
-# table holds a value for a move that is not legal in the next position (an occupied cell): a
-# max over every cell, not the legal actions, shows there; in the last, every legal move of the
-# next position has a value below 0: a max that starts at 0 shows there.
-CASES = [
-    (X, [(".O....X..", (2, 2), 0), (".O..O.X.X", (1, 2), 0), ("OO..OXX.X", (0, 2), 1), "OOX.OXX.X"],
-     {(".O..O.X.X", (1, 2)): 0.3, (".O..O.X.X", (2, 1)): 0.6, ("OO..OXX.X", (0, 2)): 0.5,
-      (".O....X..", (2, 2)): -0.2, (".O..O.X.X", (0, 1)): 0.9},
-     [0.035, 0.375, 0.75], [0.17, 0.375, 0.75]),
-    (O, [("....X.OX.", (1, 0), 0), ("..XOX.OX.", (0, 0), -1), "O.XOX.OX."],
-     {("..XOX.OX.", (0, 0)): 0.1, ("..XOX.OX.", (2, 2)): 0.4, ("....X.OX.", (1, 0)): 0.2},
-     [0.145, 0.55], [0.28, 0.55]),
-    (O, [("..X..OX..", (0, 1), 0), ("XOX..OX..", (2, 2), 1), "XOX.XOX.O"],
-     {("XOX..OX..", (2, 2)): -0.3, ("XOX..OX..", (1, 0)): 0.25},
-     [-0.135, -0.65], [0.1125, -0.65]),
-    (X, [(".O....X..", (2, 2), 0), (".O..O.X.X", (2, 1), 1), ".O..O.XXX"],
-     {(".O....X..", (2, 2)): 0.1, (".O..O.X.X", (0, 0)): -0.2, (".O..O.X.X", (0, 2)): -0.4,
-      (".O..O.X.X", (1, 0)): -0.1, (".O..O.X.X", (1, 2)): -0.3, (".O..O.X.X", (2, 1)): -0.5},
-     [-0.175, 0.25], [0.005, 0.25]),
-]
-SARSA, Q_LEARNING = "SARSA_Trainer", "Q_Trainer"
-RULES = {SARSA: "r + gamma * Q(s', a') with a' the move played next",
-         Q_LEARNING: "r + gamma * max over b of Q(s', b)"}
-ALL_CELLS = [(row, column) for row in range(3) for column in range(3)]
 
 # The ways an update goes wrong that the cases tell apart, and what to say about each.
 CORRECT = "correct"
@@ -142,14 +119,6 @@ def check_learning_steps(ask) -> None:
             except Failure as failure:
                 raise Failure(f"Episode.learning_steps(moves, side={side}), the learner playing "
                               f"{symbol(side)}: {failure}") from None
-
-
-def case_of(case: int) -> tuple[int, list, dict]:
-    """Hand-made case ``case``: the learner's side, its steps and the table before."""
-    side, raw, before, *_ = CASES[case]
-    steps = [(board(cells, side), action, reward) for cells, action, reward in raw[:-1]]
-    Q = {(board(cells, side), action): value for (cells, action), value in before.items()}
-    return side, steps, Q
 
 
 def check_update(ask, rule: str) -> None:

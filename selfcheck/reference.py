@@ -1,5 +1,5 @@
 """The answer key of pieces 3 and 5: the values that the hand-made episodes
-(``selfcheck.episodes``, ``selfcheck.piece_td.CASES``) leave in the table, for the Monte Carlo,
+(``selfcheck.episodes``, ``selfcheck.td_cases.CASES``) leave in the table, for the Monte Carlo,
 SARSA and Q-learning updates and for each common mistake.
 
 It answers only those episodes, by their numbers: nothing here takes an episode or a table
@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from selfcheck.episodes import (CARRY, DROP_LAST, FORWARDS, LATE_G, NO_NEGATION,
                                 RUNNING_AVERAGE, REWARD_ONLY, hand_made)
+from selfcheck.td_cases import ALL_CELLS, ALPHA, GAMMA, SARSA, case_of
 
 
 def _targets(rewards: list[float], gamma: float, model: str, carried: float) -> list[float]:
@@ -68,7 +69,6 @@ def td_values(rule: str, model: str, case: int) -> list[float]:
     """The values that piece 5's update ``rule``, done right or with the mistake ``model``
     (``selfcheck.piece_td.MISTAKES``), leaves for the steps of its hand-made case number
     ``case``."""
-    from selfcheck.piece_td import ALL_CELLS, ALPHA, GAMMA, SARSA, case_of
     side, steps, Q = case_of(case)
     order = range(len(steps) - 1, -1, -1) if model == "reversed" else range(len(steps))
     played = (rule == SARSA) != (model == "other rule")

@@ -4,6 +4,7 @@ The fresh environment sees this interpreter's packages through a .pth file (the 
 already installed here), and pip runs without build isolation, so nothing is downloaded.
 """
 
+import re
 import shutil
 import subprocess
 import sys
@@ -53,6 +54,14 @@ def fresh_venv(folder: Path) -> Path:
                               "['purelib'])"], capture_output=True, text=True, check=True)
     Path(purelib.stdout.strip(), "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     return python
+
+
+def test_every_package_of_the_course_is_in_the_distribution():
+    """A folder the course's modules import (one with an ``__init__.py`` at the top) that the
+    pyproject's list leaves out is missing from ``pip install .``: its first import fails."""
+    listed = re.findall(r'"tictactoe_rl\.course\.(\w+)"', (ROOT / "pyproject.toml").read_text())
+    packages = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tictactoe_rl"}
+    assert sorted(listed) == sorted(packages)
 
 
 @pytest.mark.slow

@@ -117,9 +117,11 @@ def grade(number: int, result_fd: int) -> dict:
 
 def probe(number: int, result_fd: int) -> dict:
     """Whether the student has started the bonus piece ``number`` ("passed" if so), asked in a
-    child: what it says can only be a yes or a no."""
+    child: what it says can only be a yes, a no, or a failure (its code does not load)."""
     answer = verdict_of(lambda: apart.in_child(lambda: own_work(verdict_of(lambda: {
         "verdict": PASSED, "data": attempted(number, students_code())})), closed=(result_fd,)))
+    if answer.get("verdict") == FAILED:     # e.g. the student's module does not even load
+        return verdict_of(lambda: apart.judged(answer, lambda data: ""))
     started = answer.get("verdict") == PASSED and answer.get("data") is True
     return {"verdict": PASSED if started else NOT_ATTEMPTED}
 

@@ -194,6 +194,7 @@ def reference_3x4():
     return reference, visited
 
 
+@pytest.mark.slow
 def test_3x4_k3_is_an_x_win_as_the_reference_says(reference_3x4):
     shape, (reference, visited) = BoardShape(3, 4, 3), reference_3x4
     solver = Solver(shape)
@@ -268,6 +269,7 @@ def test_counts_agree_with_the_reference_walk(rows, cols, k):
     assert count_reachable(BoardShape(rows, cols, k)).positions == len(visited)
 
 
+@pytest.mark.slow
 def test_3x4_counts_agree_with_the_reference_walk(reference_3x4):
     reach = count_reachable(BoardShape(3, 4, 3))
     assert reach.positions == len(reference_3x4[1]) == 111_973
@@ -309,7 +311,8 @@ def run_tester(*args):
     return done.stdout.splitlines()
 
 
-@pytest.mark.parametrize("rows, cols, k", [(3, 3, 3), (3, 4, 3), (2, 4, 2)])
+@pytest.mark.parametrize("rows, cols, k", [
+    (3, 3, 3), pytest.param(3, 4, 3, marks=pytest.mark.slow), (2, 4, 2)])
 def test_tester_prints_the_value_the_reference_computes(rows, cols, k, tmp_path):
     reference, _ = reference_solver(rows, cols, k)
     words = VALUE_WORDS[reference((0,) * (rows * cols), 1)]

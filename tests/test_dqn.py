@@ -425,6 +425,7 @@ def test_the_same_seed_gives_the_same_weights(tmp_path):
     assert not all(torch.equal(first[name], other[name]) for name in first)
 
 
+@pytest.mark.slow
 @needs_learning_steps
 def test_self_play_saves_one_network_for_both_sides_and_draws_curves(tmp_path):
     path, plot = tmp_path / "self.pt", tmp_path / "curves.png"

@@ -465,6 +465,7 @@ def test_weights_give_the_total(tmp_path):
     assert cells["total"] == "70" and cells["points 2"] == "0" and cells["points 3"] == "40"
 
 
+@pytest.mark.slow
 def test_a_link_to_nothing_among_the_hand_ins_is_that_row_alone(tmp_path):
     hand_ins = tmp_path / "hand-ins"
     (hand_ins / "stubs").mkdir(parents=True)
@@ -479,6 +480,7 @@ def test_a_link_to_nothing_among_the_hand_ins_is_that_row_alone(tmp_path):
     assert verdicts(rows["stubs"]) == NOTHING
 
 
+@pytest.mark.slow
 def test_without_sealed_file_systems_every_verdict_is_marked_unprotected(tmp_path, monkeypatch,
                                                                          capsys):
     """macOS, or a container that refuses unshare: the hand-in could write its own copy, so the

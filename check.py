@@ -60,7 +60,7 @@ def run_child(arguments: list[str], seconds: float) -> dict:
         else:
             reading, writing = os.pipe()
             channel, kept = ["--result-fd", str(writing)], (writing,)
-        child = subprocess.Popen([sys.executable, "-m", "selfcheck.run", *arguments, *channel],
+        child = subprocess.Popen(piece_command(arguments + channel),
                                  cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE, start_new_session=True, pass_fds=kept)
         tail = streams.Tail(child.stderr, STDERR_BYTES)
@@ -88,6 +88,13 @@ def run_child(arguments: list[str], seconds: float) -> dict:
         return {"verdict": FAILED, "message": f"your code ended the check before it finished "
                 f"({how}{': ' + last[-1] if last else ''}): an exit() or os._exit(), a "
                 "killed process, or a crash of Python itself"}
+
+
+def piece_command(arguments: list[str]) -> list[str]:
+    """The command of a piece's process. ``-s``: no user site-packages, where the code of an
+    earlier piece could have planted a ``.pth`` file that would run in every later piece's
+    judge before the check's own code (``python -m`` still finds selfcheck in the cwd)."""
+    return [sys.executable, "-s", "-m", "selfcheck.run", *arguments]
 
 
 # What a result holds (a piece's; the training's adds the rest): anything else is no result.

@@ -100,7 +100,8 @@ def piece_command(arguments: list[str]) -> list[str]:
 # What a result holds (a piece's; the training's adds the rest): anything else is no result.
 RESULT_FIELDS = {"verdict": str, "message": str, "seconds": (int, float)}
 TRAINING_FIELDS = {"episodes": int, "stopped": bool, "opponent": str, "exact": dict,
-                   "unbeatable": bool, "line": (list, type(None))}   # None: unbeatable
+                   "unbeatable": bool, "line": (list, type(None)),   # None: unbeatable
+                   "sha256": str}    # of the table the judge wrote
 
 
 def parsed(text: str, training: bool = False) -> dict:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import hashlib
 import os
 import random
 import tempfile
@@ -94,7 +95,8 @@ def is_pair(state, action) -> bool:
 def judge(facts, side: int, folder: str, table: str) -> dict:
     """In the judging process: the table main made, read from ``folder``, checked to be its own
     with the ``facts`` the student's process sent, saved to ``table`` and measured exactly:
-    ``{"episodes", "stopped", "opponent", "exact", "unbeatable", "line"}``."""
+    ``{"episodes", "stopped", "opponent", "exact", "unbeatable", "line", "sha256"}`` (the
+    SHA-256 of the bytes written to ``table``)."""
     if not (isinstance(facts, dict) and type(facts.get("episodes")) is int
             and isinstance(facts.get("stopped"), bool) and isinstance(facts.get("opponent"), str)
             and isinstance(facts.get("seen"), list)):
@@ -103,12 +105,15 @@ def judge(facts, side: int, folder: str, table: str) -> dict:
     made = saved.load_saved(os.path.join(folder, MADE))
     who = "your learner" if facts["stopped"] else "your main"
     saved.check_own(made, seen, facts["episodes"], who=who)
-    save_table(table, made, side, {"episodes_done": facts["episodes"], "algorithm": "your main"})
+    # The grader measures the file only if it still holds these bytes: a process the student's
+    # code left behind could rewrite it once this one is done.
+    written = save_table(table, made, side, {"episodes_done": facts["episodes"],
+                                             "algorithm": "your main"})
     measured = Greedy(side, made)
     value, line = worst_case(measured)
     return {"episodes": facts["episodes"], "stopped": facts["stopped"],
             "opponent": facts["opponent"][:LONGEST_NAME], "exact": exact_results(measured),
-            "unbeatable": value >= 0, "line": line}
+            "unbeatable": value >= 0, "line": line, "sha256": hashlib.sha256(written).hexdigest()}
 
 
 def pair_of(entry) -> tuple:

@@ -24,6 +24,7 @@ import os
 import random
 import tempfile
 import time
+from types import ModuleType
 
 from Agent import Agent
 from training.curves import exact_results
@@ -87,12 +88,12 @@ def gather(student: Student, side: int, folder: str, seconds: float) -> dict:
                      for state, action in seen if is_pair(state, action)]}
 
 
-def is_pair(state, action) -> bool:
+def is_pair(state: object, action: object) -> bool:
     return (isinstance(state, State) and isinstance(action, tuple) and len(action) == 2
             and all(isinstance(index, int) for index in action))
 
 
-def judge(facts, side: int, folder: str, table: str) -> dict:
+def judge(facts: object, side: int, folder: str, table: str) -> dict:
     """In the judging process: the table main made, read from ``folder``, checked to be its own
     with the ``facts`` the student's process sent, saved to ``table`` and measured exactly:
     ``{"episodes", "stopped", "opponent", "exact", "unbeatable", "line", "sha256"}`` (the
@@ -116,7 +117,7 @@ def judge(facts, side: int, folder: str, table: str) -> dict:
             "unbeatable": value >= 0, "line": line, "sha256": hashlib.sha256(written).hexdigest()}
 
 
-def pair_of(entry) -> tuple:
+def pair_of(entry: object) -> tuple[State, tuple[int, int]]:
     """A ``(state, action)`` pair from what ``gather`` sent; ``Failure`` for anything else."""
     try:
         cells, player, row, column = entry
@@ -140,7 +141,7 @@ class Greedy(Agent):
         return {max(state.legal_actions(), key=lambda move: self.Q.get((state, move), 0.0)): 1.0}
 
 
-def switch_sides(trainer) -> None:
+def switch_sides(trainer: ModuleType) -> None:
     """Make the module's learner play O and its opponent X, keeping both objects, so that a name
     taken from them at import (the course's ``Q = player1.Q``) still means the learner's table."""
     trainer.player1.player, trainer.player2.player = O, X

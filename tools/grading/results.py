@@ -15,8 +15,9 @@ A piece that passed although its function is still the issued stub (``Submission
 is "flagged": no honest check passes a function that always raises.
 A table that holds one of the course's shipped tables is flagged, and the piece that trained it
 (3 for X, 4 for O) is "flagged" and earns nothing; so is one whose file is not the one the
-check judged (its bytes' SHA-256 is not the ``sha256`` of the verdict's ``training``). Every string that came from a submission is
-shown as one line, its control and bidirectional characters escaped (``shown``).
+check judged (its bytes' SHA-256 is not the ``sha256`` of the verdict's ``training``). Every
+string that came from a submission is shown as one line, its control and bidirectional
+characters escaped (``shown``).
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ def run_child(arguments: list[str], seconds: float) -> dict:
         else:
             reading, writing = os.pipe()
             channel, kept = ["--result-fd", str(writing)], (writing,)
-        child = subprocess.Popen([sys.executable, "-m", "selfcheck.run", *arguments, *channel],
+        child = subprocess.Popen(piece_command(arguments + channel),
                                  cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE, start_new_session=True, pass_fds=kept)
         tail = streams.Tail(child.stderr, STDERR_BYTES)
@@ -90,10 +90,18 @@ def run_child(arguments: list[str], seconds: float) -> dict:
                 "killed process, or a crash of Python itself"}
 
 
+def piece_command(arguments: list[str]) -> list[str]:
+    """The command of a piece's process. ``-s``: no user site-packages, where the code of an
+    earlier piece could have planted a ``.pth`` file that would run in every later piece's
+    judge before the check's own code (``python -m`` still finds selfcheck in the cwd)."""
+    return [sys.executable, "-s", "-m", "selfcheck.run", *arguments]
+
+
 # What a result holds (a piece's; the training's adds the rest): anything else is no result.
 RESULT_FIELDS = {"verdict": str, "message": str, "seconds": (int, float)}
 TRAINING_FIELDS = {"episodes": int, "stopped": bool, "opponent": str, "exact": dict,
-                   "unbeatable": bool, "line": (list, type(None))}   # None: unbeatable
+                   "unbeatable": bool, "line": (list, type(None)),   # None: unbeatable
+                   "sha256": str}    # of the table the judge wrote
 
 
 def parsed(text: str, training: bool = False) -> dict:

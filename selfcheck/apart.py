@@ -22,7 +22,7 @@ import signal
 from typing import Callable
 
 from selfcheck import seal
-from selfcheck.common import Failure
+from selfcheck.common import Failure, one_line
 from selfcheck.verdicts import FAILED, NOT_ATTEMPTED, NOT_WRITTEN, PASSED
 
 # More than any piece's data (16 games of 9 moves, 26 numbers); a child that sends more is broken.
@@ -92,7 +92,7 @@ def judged(answer: dict, judge: Callable[[object], str | dict]) -> dict:
     or the fields of the result (the training's figures)."""
     verdict, message = answer.get("verdict"), answer.get("message", "")
     if verdict in CHILD_VERDICTS and isinstance(message, str):
-        return {"verdict": verdict, "message": message[:LONGEST_MESSAGE]}
+        return {"verdict": verdict, "message": one_line(message, LONGEST_MESSAGE)}
     if verdict != PASSED or "data" not in answer:
         raise Failure("the check's run of your code sent back something that is not a result")
     found = judge(answer["data"])

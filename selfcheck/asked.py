@@ -45,7 +45,7 @@ def _shown(value) -> dict:
     return {"shown": text[:LONGEST_TEXT]}
 
 
-def encode(value, depth: int = 0):
+def encode(value: object, depth: int = 0) -> dict:
     """``value`` as JSON data that ``decode`` rebuilds: numbers, strings, None, positions,
     tuples, lists and dicts of them; anything else, and anything too big or deep, as ``Shown``."""
     if value is None or isinstance(value, bool):
@@ -73,7 +73,7 @@ def encode(value, depth: int = 0):
     return {kind: [encode(item, depth + 1) for item in value]}
 
 
-def decode(data, depth: int = 0):
+def decode(data: object, depth: int = 0) -> object:
     """The value ``encode`` made; ``Failure`` for anything else."""
     if not (isinstance(data, dict) and len(data) == 1) or depth > DEEPEST:
         raise not_an_answer()
@@ -116,7 +116,7 @@ def not_an_answer() -> Failure:
                    "check's questions")
 
 
-def value(answer: dict):
+def value(answer: dict) -> object:
     """The value of an answer, or the ``Failure`` the student's code gave on the question."""
     if "raised" in answer:
         raise Failure(answer["raised"])

@@ -6,6 +6,7 @@ import ast
 import contextlib
 import inspect
 import io
+import numbers
 import textwrap
 import traceback
 from pathlib import Path
@@ -92,6 +93,23 @@ def close(a: object, b: float, tolerance: float = TOLERANCE) -> bool:
 def fmt(value: object) -> str:
     """A value as a hint shows it: floats to six significant digits."""
     return f"{value:.6g}" if isinstance(value, float) else repr(value)
+
+
+def one_line(text: object, limit: int) -> str:
+    """Text that came from the student's process as one line of at most ``limit`` characters:
+    line breaks as spaces, other characters that could move the cursor (escapes) as ``\\uXXXX``,
+    so that it cannot print a line of its own ("piece 3 ... passed")."""
+    line = " ".join("".join(char if char.isprintable() or char.isspace() else
+                            f"\\u{ord(char):04x}" for char in str(text)).split())
+    return line if len(line) <= limit else line[:limit - 3] + "..."
+
+
+def as_plain(value: object) -> object:
+    """A value the student's code passed (an epoch, say) as JSON: a whole number as an int,
+    a float, bool, None or str as it is, anything else as its repr."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    return value if value is None or isinstance(value, (bool, float, str)) else repr(value)
 
 
 def plural(count: int, word: str) -> str:

@@ -7,6 +7,7 @@ another) and raises ``Failure`` with a hint that names the mistake."""
 from __future__ import annotations
 
 import random
+from types import ModuleType
 from typing import Callable
 
 from selfcheck import asked
@@ -108,7 +109,7 @@ CHOOSING = {
 }
 
 
-def check_nim(nim) -> None:
+def check_nim(nim: ModuleType) -> None:
     """Check the four functions of ``nim.NimAI`` (``nim`` is the student's ``nim/nim.py``,
     imported), all in this process; the first wrong one raises ``Failure``, a stub
     ``NotWritten``. ``random`` is left as it was."""
@@ -128,7 +129,7 @@ def judge_nim(ask: Callable[[list], dict]) -> None:
     check_choose_action(ask)
 
 
-def answer(nim, question: list):
+def answer(nim: ModuleType, question: list) -> object:
     """In the student's process: the student's ``nim`` (``nim/nim.py``, imported) on one of the
     questions the checks below ask."""
     _, function, case = question
@@ -159,7 +160,7 @@ def answer(nim, question: list):
     return [call("choose_action", ai.choose_action, list(state), **given) for _ in range(draws)]
 
 
-def new_ai(nim, **parameters):
+def new_ai(nim: ModuleType, **parameters: float) -> object:
     """A fresh ``nim.NimAI(**parameters)``; an error in the constructor is a ``Failure`` too."""
     return call("NimAI()", nim.NimAI, **parameters)
 

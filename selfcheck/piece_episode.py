@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import random
 
 from Random_Agent import Random_Agent
-from selfcheck.common import Failure, call, plural
+from selfcheck.common import Failure, as_plain, call, plural
 from State import ONGOING, Live_State, State, position_of, symbol
 from TicTacToe import REWARD, TicTacToe
 
@@ -81,12 +81,13 @@ def recording_agents(student: Student, side: int, game: int, log: list) -> tuple
     return env, learner, opponent
 
 
-def gather(student: Student, side: int) -> list[list]:
+def gather(student: Student, side: int) -> dict:
     """In the student's process: ``GAMES`` seeded games through the student's
-    ``Generate_episode`` for ``side``, each judged as it is played; the episodes as plain data
-    (``encoded``), for the judging process to judge again."""
+    ``Generate_episode`` for ``side``, each judged as it is played; for the judging process to
+    judge again, ``{"games": the episodes as plain data (encoded), "asked": per game, the epoch
+    each move of the learner was asked with}``."""
     trainer = student.trainer()
-    games = []
+    games, asked = [], []
     for game in range(GAMES):
         log: list = []
         trainer.env, trainer.player1, trainer.player2 = recording_agents(student, side, game, log)
@@ -94,19 +95,23 @@ def gather(student: Student, side: int) -> list[list]:
         episode = call("Generate_episode", trainer.Generate_episode, trainer.player1, epoch)
         compare(episode, log, side, epoch)
         games.append(encoded(episode))
-    return games
+        asked.append([as_plain(given) for who, _, _, given in log if who == LEARNER])
+    return {"games": games, "asked": asked}
 
 
-def judge(games: object, side: int) -> str:
+def judge(sent: object, side: int) -> str:
     """In the judging process: each episode the student's process sent, held to the seeded game
-    as the check replays it itself."""
-    if not (isinstance(games, list) and len(games) == GAMES):
+    as the check replays it itself, its learner's moves asked with the epochs that were sent."""
+    if not (isinstance(sent, dict) and isinstance(sent.get("games"), list)
+            and isinstance(sent.get("asked"), list)
+            and len(sent["games"]) == len(sent["asked"]) == GAMES):
         raise Failure("the run of your Generate_episode sent back something that is not its "
                       "episodes")
     results = set()
-    for game, episode in enumerate(games):
+    for game, (episode, asked) in enumerate(zip(sent["games"], sent["asked"])):
         epoch = EPOCHS[game % len(EPOCHS)]
-        results.add(compare(decoded(episode), seeded_game(side, game, epoch), side, epoch))
+        log = with_epochs(seeded_game(side, game, epoch), asked)
+        results.add(compare(decoded(episode), log, side, epoch))
     if results != {1, -1, 2}:
         raise Failure("the episodes sent back do not cover the seeded games' wins, losses and "
                       "draws")
@@ -122,6 +127,21 @@ def seeded_game(side: int, game: int, epoch: int) -> list:
     while position.end_of_game == ONGOING:
         mover = learner if position.player == side else opponent
         position = position.children()[mover.move(position, epoch)]
+    return log
+
+
+def with_epochs(log: list, asked: object) -> list:
+    """The seeded game's ``log`` with the epochs the learner's moves were asked with in the
+    student's game (``asked``, one per move); ``Failure`` if that is not what ``asked`` holds."""
+    moves = [index for index, (who, _, _, _) in enumerate(log) if who == LEARNER]
+    if not (isinstance(asked, list) and len(asked) == len(moves) and all(
+            given is None or isinstance(given, (int, float, str)) for given in asked)):
+        raise Failure("the run of your Generate_episode sent back something that is not the "
+                      "epochs its learner was asked with")
+    log = list(log)
+    for index, given in zip(moves, asked):
+        who, state, action, _ = log[index]
+        log[index] = (who, state, action, given)
     return log
 
 

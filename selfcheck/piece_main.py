@@ -23,7 +23,9 @@ import os
 from types import CodeType
 
 from selfcheck import saved, training
-from selfcheck.common import Failure, Stop, call, close, duration, fmt, own_constant, plural
+from selfcheck.main_calls import call_runs, check_calls, well_formed_runs
+from selfcheck.common import (Failure, Stop, call, close, duration, fmt, one_line, own_constant,
+                              plural)
 from selfcheck.episodes import (CARRY, CORRECT, DROP_LAST, FILLER, FORWARDS, LATE_G, MODELS,
                                 NO_NEGATION, REWARD_ONLY, RUNNING_AVERAGE, episode_of, hand_made)
 from State import O, symbol
@@ -37,6 +39,7 @@ ALPHAS, GAMMAS = (0.01, 0.1, 0.5, 1.0), (0.9, 0.95, 0.99, 1.0)
 # Saves inside the loop: after this many, the time the whole run would spend saving is worked
 # out, and a main that would spend longer than SAVING_SECONDS is stopped and told so.
 SAVES_MEASURED, SAVING_SECONDS = 10, 120
+LONGEST_TEST = 80    # characters of main's test argument shown after "passed"
 
 
 class Stand_Ins:
@@ -96,7 +99,11 @@ class Stand_Ins:
 def gather(student: Student, side: int, folder: str) -> dict:
     """In the student's process: run the student's ``main`` on the hand-made episodes for
     ``side``, saving into ``folder``; what the judging process needs besides the saved table:
-    ``{"episodes", "test", "notes", "module_gamma", "own_gamma"}``."""
+    ``{"episodes", "runs", "learner_only", "saved_at", "test", "module_gamma", "own_gamma"}``:
+    the epochs of main's calls of ``Generate_episode`` run-length encoded (``call_runs``),
+    whether each call played the learner, when it saved a table it moved on from
+    (``saved.saved_at``), the repr of its last ``test`` argument (None: never called), the
+    module's ``gamma`` and whether main has a gamma of its own."""
     trainer = student.trainer(fresh=True)
     episodes = hand_made(side)
     if side == O:
@@ -111,11 +118,16 @@ def gather(student: Student, side: int, folder: str) -> dict:
             f"main asked for more than {MAX_EPISODES:,} episodes, so the check stopped it "
             "before it could see the end of main (its save and test): the course trains "
             "200,000")) from None
-    notes = check_calls(stand_ins, trainer.player1, len(episodes))
-    saved.read_back(stand_ins.saves, len(stand_ins.calls))
     module_gamma = trainer.__dict__.get("gamma")
-    return {"episodes": len(stand_ins.calls), "notes": notes,
-            "test": repr(stand_ins.tests[-1]) if stand_ins.tests else None,
+    try:
+        at = saved.saved_at(stand_ins.saves, saved.load_saved(stand_ins.saves.path))
+    except Failure:     # no table: the judge says so, after what main's calls show
+        at = None
+    return {"episodes": len(stand_ins.calls),
+            "runs": call_runs([epoch for _, epoch in stand_ins.calls]),
+            "learner_only": all(player is trainer.player1 for player, _ in stand_ins.calls),
+            "saved_at": at,
+            "test": repr(stand_ins.tests[-1])[:LONGEST_TEST] if stand_ins.tests else None,
             "module_gamma": float(module_gamma) if isinstance(module_gamma, float) else None,
             "own_gamma": not loads_global(trainer.main.__code__, "gamma")}
 
@@ -131,13 +143,17 @@ def loads_global(code: CodeType, name: str) -> bool:
 def judge(facts: object, side: int, folder: str) -> str:
     """In the judging process: the verdict on the table main saved in ``folder``, read from
     the file, with the ``facts`` the student's process sent (see ``gather``)."""
-    shapes = {"episodes": int, "notes": list, "test": (str, type(None)),
-              "module_gamma": (float, type(None)), "own_gamma": bool}
+    shapes = {"episodes": int, "runs": list, "learner_only": bool,
+              "saved_at": (int, type(None)),
+              "test": (str, type(None)), "module_gamma": (float, type(None)), "own_gamma": bool}
     if not (isinstance(facts, dict) and all(isinstance(facts.get(key), shape)
                                             for key, shape in shapes.items())
-            and all(isinstance(note, str) for note in facts["notes"])):
+            and well_formed_runs(facts["runs"], facts["episodes"])):
         raise Failure("the run of your main sent back something that is not what it did")
+    notes = check_calls(facts["runs"], facts["learner_only"], facts["episodes"],
+                        len(hand_made(side)))
     table = saved.load_saved(os.path.join(folder, "q.pth"))
+    saved.check_fresh(facts["saved_at"], facts["episodes"])
     filler = episode_of(FILLER[side], side)
     seen = {pair for episode in [*hand_made(side), filler] for pair in saved.pairs_of(episode)}
     saved.check_own(table, seen, facts["episodes"])
@@ -145,44 +161,16 @@ def judge(facts: object, side: int, folder: str) -> str:
     if facts["test"] is None:
         raise Failure("main must end with test(100) (the chapter prints it: print(test(100))), "
                       "to show how the trained agent plays")
-    notes = list(facts["notes"])
     if rate == RUNNING_AVERAGE:
         notes.append("a running average (1/N, with a visit count) is Monte Carlo control too; "
                      "the chapter uses a constant alpha = 0.01")
     return (f"as {symbol(side)}: {facts['episodes']:,} episodes, {rate_name(rate)}, gamma "
-            f"{gamma:g}, saved, test({facts['test']})"
+            f"{gamma:g}, saved, test({one_line(facts['test'], LONGEST_TEST)})"
             + "".join(f"; note: {note}" for note in notes))
 
 
 def rate_name(rate: object) -> str:
     return "a running average (1/N) for alpha" if rate == RUNNING_AVERAGE else f"alpha {rate:g}"
-
-
-def check_calls(stand_ins: Stand_Ins, learner: object, needed: int) -> list[str]:
-    """``Failure`` unless main asked for one episode of the learner per epoch, in order, from
-    0 (or from 1: the same number of episodes); the notes for the verdict."""
-    calls = stand_ins.calls
-    if not calls:
-        raise Failure("main never called Generate_episode: play each episode with "
-                      "Generate_episode(player, epoch)")
-    if any(player is not learner for player, _ in calls):
-        raise Failure("main must generate the episodes of the learner, player1: "
-                      "Generate_episode(player, epoch) with player = player1")
-    epochs = [epoch for _, epoch in calls]
-    first = epochs[0]
-    if not isinstance(first, numbers.Integral) or isinstance(first, bool) or first not in (0, 1):
-        raise Failure(f"the first episode should be epoch 0 (epsilon starts at 1.0 there), got "
-                      f"{first!r}: for epoch in range(start, epochs) with start = 0")
-    for earlier, later in zip(epochs, epochs[1:]):
-        if later != earlier + 1:
-            raise Failure(f"Generate_episode was asked for epoch {later!r} right after epoch "
-                          f"{earlier!r}: one episode for each epoch, in order (for epoch in "
-                          "range(start, epochs))")
-    if len(calls) < needed:
-        raise Failure(f"main played only {plural(len(calls), 'episode')}; the course trains "
-                      "200,000")
-    return (["your episodes count from 1 (range(1, epochs + 1)): as many episodes as the "
-             "chapter's range(0, epochs)"] if first == 1 else [])
 
 
 def judge_values(side: int, table: dict, module_gamma: float | None,

@@ -10,7 +10,7 @@ student's process answers its questions (``gather``), the judging process judges
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from Random_Agent import Random_Agent
 from selfcheck import asked, nim_piece, piece_episode
@@ -22,6 +22,8 @@ from selfcheck.td_cases import (ALL_CELLS, ALPHA, CASES, GAMMA, Q_LEARNING, RULE
 from State import O, ONGOING, X, State, symbol
 from TicTacToe import TicTacToe
 
+if TYPE_CHECKING:
+    from selfcheck.student import Student
 
 # The ways an update goes wrong that the cases tell apart, and what to say about each.
 CORRECT = "correct"
@@ -57,19 +59,19 @@ def check(ask: Callable[[list], dict]) -> str:
     return "learning_steps, SARSA, Q-learning and Nim"
 
 
-def gather(student) -> list:
+def gather(student: Student) -> list:
     """In the student's process: ``check`` with the student's code answering; its answers."""
     asking = Asking(lambda question: answer(student, question))
     check(asking)
     return asking.answers
 
 
-def judge(answers) -> str:
+def judge(answers: object) -> str:
     """In the judging process: ``check`` on the answers the student's process sent."""
     return check(Replaying(answers))
 
 
-def answer(student, question: list):
+def answer(student: Student, question: list) -> object:
     """The student's code on one question of ``check`` (in the student's process only)."""
     if question[0] == "learning_steps":
         _, game, side = question

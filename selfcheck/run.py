@@ -59,7 +59,7 @@ APART = {
 BONUS = (4, 5)    # not attempted until the student starts them (``attempted``)
 
 
-def judge_for_o(both, folder: str) -> str:
+def judge_for_o(both: object, folder: str) -> str:
     """Piece 4: the episodes, then main, for O."""
     if not (isinstance(both, list) and len(both) == 2):
         raise Failure("the run of your code sent back something that is not what it did")
@@ -89,14 +89,14 @@ def attempted(number: int, student: Student) -> bool:
     return not all(is_stub(function) for function in functions)
 
 
-def reads_attribute(function, name: str) -> bool:
+def reads_attribute(function: Callable, name: str) -> bool:
     """Whether ``function``'s own code reads ``something.name`` (a global of that name does not
     count)."""
     return any(instruction.opname in ("LOAD_ATTR", "LOAD_METHOD") and instruction.argval == name
                for instruction in dis.get_instructions(inspect.unwrap(function)))
 
 
-def is_stub(function) -> bool:
+def is_stub(function: Callable) -> bool:
     return any(isinstance(const, str) and const.startswith(f"{STUB_PREFIX} 5")
                for const in function.__code__.co_consts)
 

@@ -51,14 +51,25 @@ class Saves:
 
 def read_back(saves: Saves, total: int) -> dict:
     """The table that main saved: the file at ``PATH`` after main (written by ``save_Q``, or by
-    main's own ``torch.save``). One that ``save_Q`` wrote before main's last episode, and that
-    the learner's table has moved on from, is stale. ``Failure`` otherwise."""
+    main's own ``torch.save``), unless it is stale (``check_fresh``): ``Failure`` then."""
     table = load_saved(saves.path)
-    if saves.made and saves.made[-1][1] == table and saves.made[-1][0] < total \
-            and dict(saves.learner.Q) != table:
-        raise Failure(f"main saved its table after {saves.made[-1][0]:,} of its {total:,} "
-                      "episodes and not after the last one: save once, after the loop")
+    check_fresh(saved_at(saves, table), total)
     return table
+
+
+def saved_at(saves: Saves, table: dict) -> int | None:
+    """After how many episodes ``save_Q`` last wrote ``table`` (the file main left), when the
+    learner's table has moved on from it since; otherwise None."""
+    if saves.made and saves.made[-1][1] == table and dict(saves.learner.Q) != table:
+        return saves.made[-1][0]
+    return None
+
+
+def check_fresh(at: int | None, total: int) -> None:
+    """``Failure`` if the table main left was saved (``saved_at``) before its last episode."""
+    if at is not None and at < total:
+        raise Failure(f"main saved its table after {at:,} of its {total:,} episodes and not "
+                      "after the last one: save once, after the loop")
 
 
 def load_saved(path: str) -> dict:

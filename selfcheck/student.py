@@ -7,8 +7,12 @@ import contextlib
 import importlib
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from selfcheck.common import ROOT, Discard, Failure, call, known_cause, where_it_broke
+
+if TYPE_CHECKING:
+    from TicTacToe import TicTacToe
 
 
 def load(name: str) -> ModuleType:
@@ -46,7 +50,7 @@ class Student:
     def agent_class(self) -> type:
         return load("AI_Agent").AI_Agent
 
-    def learner(self, side: int, env=None):
+    def learner(self, side: int, env: TicTacToe | None = None) -> object:
         """A fresh learning agent of the student's ``AI_Agent``, made as the course makes it."""
         return call("AI_Agent(...)", self.agent_class(), side, env, graphics=None,
                     Q_table_PATH=None, train=True)

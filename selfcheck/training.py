@@ -19,10 +19,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import hashlib
 import os
 import random
 import tempfile
 import time
+from types import ModuleType
 
 from Agent import Agent
 from training.curves import exact_results
@@ -86,15 +88,16 @@ def gather(student: Student, side: int, folder: str, seconds: float) -> dict:
                      for state, action in seen if is_pair(state, action)]}
 
 
-def is_pair(state, action) -> bool:
+def is_pair(state: object, action: object) -> bool:
     return (isinstance(state, State) and isinstance(action, tuple) and len(action) == 2
             and all(isinstance(index, int) for index in action))
 
 
-def judge(facts, side: int, folder: str, table: str) -> dict:
+def judge(facts: object, side: int, folder: str, table: str) -> dict:
     """In the judging process: the table main made, read from ``folder``, checked to be its own
     with the ``facts`` the student's process sent, saved to ``table`` and measured exactly:
-    ``{"episodes", "stopped", "opponent", "exact", "unbeatable", "line"}``."""
+    ``{"episodes", "stopped", "opponent", "exact", "unbeatable", "line", "sha256"}`` (the
+    SHA-256 of the bytes written to ``table``)."""
     if not (isinstance(facts, dict) and type(facts.get("episodes")) is int
             and isinstance(facts.get("stopped"), bool) and isinstance(facts.get("opponent"), str)
             and isinstance(facts.get("seen"), list)):
@@ -103,15 +106,18 @@ def judge(facts, side: int, folder: str, table: str) -> dict:
     made = saved.load_saved(os.path.join(folder, MADE))
     who = "your learner" if facts["stopped"] else "your main"
     saved.check_own(made, seen, facts["episodes"], who=who)
-    save_table(table, made, side, {"episodes_done": facts["episodes"], "algorithm": "your main"})
+    # The grader measures the file only if it still holds these bytes: a process the student's
+    # code left behind could rewrite it once this one is done.
+    written = save_table(table, made, side, {"episodes_done": facts["episodes"],
+                                             "algorithm": "your main"})
     measured = Greedy(side, made)
     value, line = worst_case(measured)
     return {"episodes": facts["episodes"], "stopped": facts["stopped"],
             "opponent": facts["opponent"][:LONGEST_NAME], "exact": exact_results(measured),
-            "unbeatable": value >= 0, "line": line}
+            "unbeatable": value >= 0, "line": line, "sha256": hashlib.sha256(written).hexdigest()}
 
 
-def pair_of(entry) -> tuple:
+def pair_of(entry: object) -> tuple[State, tuple[int, int]]:
     """A ``(state, action)`` pair from what ``gather`` sent; ``Failure`` for anything else."""
     try:
         cells, player, row, column = entry
@@ -135,7 +141,7 @@ class Greedy(Agent):
         return {max(state.legal_actions(), key=lambda move: self.Q.get((state, move), 0.0)): 1.0}
 
 
-def switch_sides(trainer) -> None:
+def switch_sides(trainer: ModuleType) -> None:
     """Make the module's learner play O and its opponent X, keeping both objects, so that a name
     taken from them at import (the course's ``Q = player1.Q``) still means the learner's table."""
     trainer.player1.player, trainer.player2.player = O, X

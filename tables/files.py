@@ -59,7 +59,7 @@ class NotSaved(TableError):
 
 # --- saving ------------------------------------------------------------------------------------
 
-def save_table(path: str, Q: QTable, side: int, meta: dict | None = None) -> None:
+def save_table(path: str, Q: QTable, side: int, meta: dict | None = None) -> bytes:
     """Write ``Q`` for ``side`` (1 X, -1 O) with its training ``meta`` to ``path`` atomically.
 
     The table is checked first (a ``ValueError`` and nothing written if an entry could not be
@@ -68,7 +68,7 @@ def save_table(path: str, Q: QTable, side: int, meta: dict | None = None) -> Non
     (see ``check_writable``). The bytes go to a temporary file in the same folder (its missing
     folders are created), are flushed to disk, and only then replace ``path``: a crash or a full
     disk mid-save (``OSError``) leaves the previous file as it was and no temporary file behind;
-    temporary files that killed saves left in the folder are removed.
+    temporary files that killed saves left in the folder are removed. Returns the bytes written.
     """
     path = os.fspath(path)
     meta = plain_meta(meta or {})
@@ -90,6 +90,7 @@ def save_table(path: str, Q: QTable, side: int, meta: dict | None = None) -> Non
     os.makedirs(folder, exist_ok=True)
     destinations.remove_orphans(folder)
     write_atomically(path, folder, data)
+    return data
 
 
 def write_atomically(path: str, folder: str, data: bytes) -> None:

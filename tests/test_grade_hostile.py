@@ -499,3 +499,39 @@ def test_without_sealed_file_systems_every_verdict_is_marked_unprotected(tmp_pat
     assert first.startswith("Isolation: network ON") and "writable wherever" in first, first
     row = read_rows(tmp_path / "report")["stubs"]
     assert row["flags"] == grade.UNPROTECTED and verdicts(row) == NOTHING, row
+
+
+# --- the measured table is the judged one --------------------------------------------------------
+
+# The O training's main, once done, overwrites the X table the check judged (in the tables folder
+# beside the O table it is trained for) with a table of its own making.
+SWAP_X_TABLE = '''
+
+_honest_main = main
+
+
+def main():
+    _honest_main()
+    import os as _os, sys as _sys
+    if "--table" in _sys.argv and _sys.argv[_sys.argv.index("--train") + 1] == "O":
+        from tables.files import save_table as _save
+        from State import State as _State
+        _folder = _os.path.dirname(_sys.argv[_sys.argv.index("--table") + 1])
+        _save(_os.path.join(_folder, "X.pth"), {(_State(), (1, 1)): 1.0}, 1)
+'''
+
+
+@pytest.mark.slow
+def test_a_table_rewritten_after_the_check_judged_it_is_flagged(tmp_path):
+    files = solved()
+    files["MC_Trainer.py"] += SWAP_X_TABLE
+    hand_in = write_folder(tmp_path / "hand-ins" / "swapper", files)
+    done = subprocess.run([sys.executable, str(GRADE), str(hand_in), "--out",
+                           str(tmp_path / "report"), "--timeout", "300"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    row = read_rows(tmp_path / "report")["swapper"]
+    assert row["piece 4"] == "passed", row         # O's training ran and its table is its own
+    assert row["piece 3"] == "flagged" and row["points 3"] == "0", row
+    assert "the X table is not the one the check judged" in row["flags"], row
+    assert row["X vs random wins"] == "", row

@@ -441,7 +441,8 @@ def test_a_well_formed_training_result_is_shown():
     import check
 
     sent = {"verdict": "passed", "episodes": 10, "stopped": False, "opponent": "Random_Agent",
-            "exact": {"random": [0.5, 0.25, 0.25]}, "unbeatable": False, "line": [[1, 1], [0, 0]]}
+            "exact": {"random": [0.5, 0.25, 0.25]}, "unbeatable": False, "line": [[1, 1], [0, 0]],
+            "sha256": "0" * 64}
     result = check.parsed(json.dumps(sent), training=True)
     assert result == sent
     assert "wins 50.00%" in check.measurement_line("X", result) and "1,1 0,0" in \

@@ -32,6 +32,7 @@ def environment(box: Path) -> dict[str, str]:
     """Only what the check needs: no variable of the grader's reaches the submission."""
     return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(box / "home"),
             "TMPDIR": str(box / "tmp"), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONNOUSERSITE": "1",     # HOME is the box's: a .pth planted there never runs
             "PYTHONIOENCODING": "utf-8", "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy",
             "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(box / "tmp"),
             "PYGAME_HIDE_SUPPORT_PROMPT": "1",

@@ -14,12 +14,15 @@ passed.
 A piece that passed although its function is still the issued stub (``Submission.untouched``)
 is "flagged": no honest check passes a function that always raises.
 A table that holds one of the course's shipped tables is flagged, and the piece that trained it
-(3 for X, 4 for O) is "flagged" and earns nothing. Every string that came from a submission is
-shown as one line, its control and bidirectional characters escaped (``shown``).
+(3 for X, 4 for O) is "flagged" and earns nothing; so is one whose file is not the one the
+check judged (its bytes' SHA-256 is not the ``sha256`` of the verdict's ``training``). Every
+string that came from a submission is shown as one line, its control and bidirectional
+characters escaped (``shown``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -106,6 +109,11 @@ def make_row(submission: Submission, outcome: Outcome, limits: Limits,
         data = _table_bytes(result["tables"].get(side), outcome)
         if isinstance(data, str):
             row.notes.append(f"{side} table: {data}")
+        elif data is not None and hashlib.sha256(data).hexdigest() != result["hashes"].get(side):
+            row.flags.append(f"the {side} table is not the one the check judged")
+            row.verdicts[TRAINED_BY[side]] = FLAGGED
+            row.messages[TRAINED_BY[side]] = ("the table its main left was changed after the "
+                                              "check had judged it")
         elif data is not None:
             tables[side] = data
     for side, measure in (measure_tables(tables) if tables else {}).items():
@@ -137,7 +145,11 @@ def parse_result(data: bytes | None) -> dict:
                          "message": one_line(piece.get("message") or "")}
     paths = {side: tables.get(side) for side in ("X", "O")
              if isinstance(tables.get(side), str)}
-    return {"pieces": [clean[n] for n in sorted(clean)], "tables": paths}
+    training = result.get("training") if isinstance(result.get("training"), dict) else {}
+    hashes = {side: training[side].get("sha256") for side in paths
+              if isinstance(training.get(side), dict)}
+    return {"pieces": [clean[n] for n in sorted(clean)], "tables": paths,
+            "hashes": {side: value for side, value in hashes.items() if isinstance(value, str)}}
 
 
 def failure_status(outcome: Outcome) -> tuple[str, str]:

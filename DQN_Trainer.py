@@ -50,7 +50,7 @@ DEFAULTS = NetworkDefaults(
     # ends at 98.96 %, but seeds 3 and 9 then end at 98.96 % instead, in 1.2 times the time.
     hidden=(64, 64),
     batch=256,                # transitions per optimiser step
-    memory=50_000,            # transitions kept for replay (the last ~6,000 games)
+    memory=50_000,            # transitions kept for replay (the last ~12,500 games)
     sync=400,                 # optimiser steps between copies into the target network
     steps_per_update=4,       # new learning steps per optimiser step: about one per game
     epsilon="linear",         # from 1.0 towards 0.01 ...

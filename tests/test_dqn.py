@@ -436,6 +436,12 @@ def test_self_play_saves_one_network_for_both_sides_and_draws_curves(tmp_path):
     assert "X network:\n" in printed and "O network:\n" in printed
     assert "of 2,097 O positions" in printed
     assert plot.read_bytes().startswith(b"\x89PNG")
+    # the bench reads each side's own report (it once read X's alone and took O as unbeatable)
+    from tools import bench_dqn
+    sides = bench_dqn.side_reports(printed)
+    assert [side["unbeatable"] for side in sides] == \
+        [is_unbeatable(make_dqn_agent(str(path), player)) for player in (X, O)]
+    assert f"wins {sides[1]['wins']:.4f}%" in printed.split("O network:\n")[1]
 
 
 @needs_learning_steps

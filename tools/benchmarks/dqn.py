@@ -55,7 +55,7 @@ def seed_range(text: str) -> list[int]:
 def side_reports(printed: str) -> list[dict]:
     """What the trainer's exact report says of each side it trained (X, then O in self-play):
     wins and losses against random (%), and whether it is unbeatable."""
-    blocks = re.split(r"^[XO]:$", printed, flags=re.MULTILINE)[1:] or [printed]
+    blocks = re.split(r"^[XO] network:$", printed, flags=re.MULTILINE)[1:] or [printed]
     reports = []
     for block in blocks:
         found = _WINS.search(block)

@@ -437,7 +437,7 @@ def test_self_play_saves_one_network_for_both_sides_and_draws_curves(tmp_path):
     assert "of 2,097 O positions" in printed
     assert plot.read_bytes().startswith(b"\x89PNG")
     # the bench reads each side's own report (it once read X's alone and took O as unbeatable)
-    from tools import bench_dqn
+    from tools.benchmarks import dqn as bench_dqn
     sides = bench_dqn.side_reports(printed)
     assert [side["unbeatable"] for side in sides] == \
         [is_unbeatable(make_dqn_agent(str(path), player)) for player in (X, O)]

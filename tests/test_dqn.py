@@ -390,19 +390,15 @@ def test_a_short_run_learns_and_reports_exactly(learned):
     assert meta["episodes_done"] == SHORT and meta["seed"] == 1 and meta["algorithm"] == "DQN"
 
 
-MISSES_THE_TARGET = pytest.mark.xfail(strict=True, reason="X opens in the centre or misses a "
-                                      "better second move: 98.96 % against random")
-
-
 @pytest.mark.slow       # four default runs: about three minutes
 @needs_learning_steps
-@pytest.mark.parametrize("opponent, seed", [
-    ("random", 2), pytest.param("random", 1, marks=MISSES_THE_TARGET), ("self", 1), ("self", 3)])
+@pytest.mark.parametrize("opponent, seed", [("random", 1), ("random", 4), ("self", 1), ("self", 3)])
 def test_a_default_run_reaches_the_target(tmp_path, opponent, seed):
     """``python DQN_Trainer.py --seed S`` (and with ``--opponent self``), with its defaults: X
     wins at least 99 % of all games against random, loses none and is unbeatable; in self-play X
-    and O are both unbeatable (seeds 1 and 3 missed it before the self-play preset). X's seed 1
-    still misses it (strict: the day it holds, this says so); tools/benchmarks/dqn.py runs 1-10."""
+    and O are both unbeatable. The seeds are those that once missed it: X's 1 and 4 opened in the
+    centre with half the games (98.96 %), O of self-play 1 and 3 was beatable before the self-play
+    preset; tools/benchmarks/dqn.py runs seeds 1-10."""
     path = tmp_path / "n.pt"
     train(tmp_path, "--seed", str(seed), "--opponent", opponent, "--out", str(path))
     x_agent = make_dqn_agent(str(path), X)

@@ -44,12 +44,16 @@ def check_display() -> None:
 
 
 def named_display() -> str | None:
-    """``DISPLAY`` (or ``WAYLAND_DISPLAY``) when on Linux it alone names the display and no driver
-    is asked for: the variable whose display SDL must open; ``None`` otherwise."""
+    """On Linux, the variable (``DISPLAY`` or ``WAYLAND_DISPLAY``) whose display SDL must open:
+    the one set when it alone is, or the one whose driver ``SDL_VIDEODRIVER`` asks for; ``None``
+    otherwise (another system, another driver, or both set and no driver asked for)."""
+    if not sys.platform.startswith("linux"):
+        return None
     named = [name for name in DISPLAY_VARIABLES if os.environ.get(name)]
-    if sys.platform.startswith("linux") and not requested_driver() and len(named) == 1:
-        return named[0]
-    return None
+    driver = requested_driver()
+    if driver:
+        return next((name for name in named if DRIVER_OF[name] == driver), None)
+    return named[0] if len(named) == 1 else None
 
 
 def init_display() -> None:
@@ -59,6 +63,7 @@ def init_display() -> None:
     if variable is None:
         pygame.display.init()
         return
+    asked = requested_driver()
     os.environ["SDL_VIDEODRIVER"] = DRIVER_OF[variable]
     try:
         pygame.display.init()
@@ -66,7 +71,8 @@ def init_display() -> None:
         raise NoDisplay(f"cannot open the display {variable}={os.environ[variable]} ({error}): "
                         f"{HOW_TO_SEE_IT}") from None
     finally:
-        del os.environ["SDL_VIDEODRIVER"]
+        if not asked:
+            del os.environ["SDL_VIDEODRIVER"]
 
 
 def open_window(size: tuple[int, int], caption: str, resizable: bool) -> pygame.Surface:

@@ -1,8 +1,8 @@
 # Every target sets itself up: the first run creates .venv and installs requirements.txt
 # (pip shows its progress: the first install downloads torch and can take minutes).
 # torch: on Linux without an NVIDIA GPU (no nvidia-smi, no /proc/driver/nvidia) the CPU build
-# from PyTorch's CPU wheel index (about 190 MB), not the plain pin's CUDA build (about 2.7 GB of
-# nvidia-* packages); when that index cannot be reached, the plain pin after all.
+# from PyTorch's CPU wheel index (about 190 MB), not the plain pin's CUDA build (about 2.7 GB with
+# its nvidia-* packages); when that index cannot be reached, the plain pin after all.
 #   make venv TORCH=cpu   the CPU build anyway;  make venv TORCH=pin   the plain pin anyway
 #   make extras           the optional packages of requirements-extra.txt (envs/, SB3, JupyterLab)
 #   make notebook         the classroom notebook in JupyterLab (installs the extras first)

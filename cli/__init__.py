@@ -18,6 +18,11 @@ EXERCISE_STUB = re.compile(r"Exercise piece (\d+): write ([\w.]+)")
 MAX_COUNT = 10**9    # larger counts are typos, not plans
 # The repository folder: default files (Data/...) live there, wherever a script is started from.
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# ``pip install .`` puts the course's files into site-packages, in tictactoe_rl/course/: not a
+# place for a user's own files, and its scripts are run as console commands.
+INSTALLED = os.path.basename(REPOSITORY) == "course" and \
+    os.path.basename(os.path.dirname(REPOSITORY)) == "tictactoe_rl"
+MEASURE = "tictactoe-measure" if INSTALLED else "python Tester.py"   # how a user runs Tester.py
 # The project's version: every script's --version, and the installed package's metadata
 # (pyproject.toml reads it from here)
 VERSION = "1.0.0"
@@ -152,6 +157,13 @@ def quiet_interrupt_while_starting() -> None:
 def _interrupted_at_once(signum, frame) -> None:
     print("\nInterrupted.", file=sys.stderr)
     os._exit(INTERRUPTED)
+
+
+def own_file(relative: str) -> str:
+    """Where a file the user makes by default goes (e.g. ``Data/my_Q_MC_X.pth``): inside the
+    repository (``repository_file``), or, installed from a wheel, into the current folder
+    (``my_Q_MC_X.pth``)."""
+    return os.path.basename(relative) if INSTALLED else repository_file(relative)
 
 
 def repository_file(relative: str) -> str:

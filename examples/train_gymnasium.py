@@ -80,7 +80,7 @@ def main() -> int:
         cli.fail(f"error: {missing.name} is missing: pip install -r requirements-extra.txt")
     from tables.files import check_writable, save_table
 
-    out = args.out or cli.repository_file(f"Data/my_gym_{args.side}.pth")
+    out = args.out or cli.own_file(f"Data/my_gym_{args.side}.pth")
     check_writable(out)
     env = gymnasium.make(envs.register(), opponent=args.opponent, side=args.side)
     started = time.perf_counter()

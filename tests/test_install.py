@@ -103,6 +103,25 @@ def test_pip_install_then_gym_make_from_another_folder(tmp_path, editable):
     assert measured.stdout.splitlines()[-1].split()[:2] == ["as", "X"]
     assert run(str(python.parent / "tictactoe-play"), "--version").stdout.strip() == \
         f"Game.py {version}"
+    # a table trained from the installed package lands in the user's folder, not site-packages,
+    # and the hints name the installed commands
+    trained = run(str(python.parent / "tictactoe-train"), "--epochs", "300", "--seed", "1")
+    assert trained.returncode == 0, trained.stderr
+    saved = Path(elsewhere if not editable else course / "Data", "my_Q_MC_X.pth")
+    assert f"Saved the table to {saved if editable else saved.name}" in trained.stdout
+    assert saved.is_file()
+    hint = "tictactoe-measure --worst-case" if not editable else "python Tester.py --worst-case"
+    assert "unbeatable" in trained.stdout or hint in trained.stdout
+    # a module of the user's named like one of the course's is named, not silently mixed in
+    (elsewhere / "envs").mkdir()
+    (elsewhere / "envs" / "__init__.py").write_text("")
+    clash = run(str(python), "-c", "import envs, tictactoe_rl")
+    assert clash.returncode == 1
+    assert clash.stderr.splitlines()[-1].startswith("ImportError: tictactoe_rl: the course's "
+                                                    "modules keep their flat names")
+    assert "envs (" in clash.stderr.splitlines()[-1]
+    first = run(str(python), "-c", "import tictactoe_rl, envs; print(envs.ENV_ID)")
+    assert first.stdout.strip() == "TicTacToe-v0", first.stderr
 
 
 def test_the_version_is_one_value_everywhere():

@@ -15,7 +15,8 @@ The course's own files keep their flat names -- its scripts and the chapter impo
 ``Agent``, ``TicTacToe`` -- but they are not installed as top-level modules, where such generic
 names would clash with everyone else's. They sit in this package's ``course`` folder (in a clone,
 the repository itself), which importing the package puts first on ``sys.path``: from then on, in
-that process, ``import State`` is the course's.
+that process, ``import State`` is the course's, and a module of the user's with one of those names
+is hidden; one already imported makes this import stop with an ``ImportError`` that names it.
 """
 
 from __future__ import annotations
@@ -29,8 +30,28 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 # an editable install) they are the repository, the folder above it.
 COURSE = os.path.join(_HERE, "course") if os.path.isdir(os.path.join(_HERE, "course")) \
     else os.path.dirname(_HERE)
-if COURSE not in sys.path:
-    sys.path.insert(0, COURSE)
+
+
+def _clashes() -> list[str]:
+    """Modules already imported under a name of the course's own top-level modules or packages,
+    but from somewhere else (a user's own ``envs`` or ``State.py``)."""
+    names = {entry[:-3] if entry.endswith(".py") else entry for entry in os.listdir(COURSE)
+             if entry.endswith(".py") or os.path.isfile(os.path.join(COURSE, entry, "__init__.py"))}
+    found = []
+    for name in sorted(names & set(sys.modules)):
+        where = getattr(sys.modules[name], "__file__", None) or ""
+        if not os.path.abspath(where).startswith(COURSE + os.sep):
+            found.append(f"{name} ({where or 'built in'})")
+    return found
+
+
+if _clashes():
+    raise ImportError(f"tictactoe_rl: the course's modules keep their flat names, and these are "
+                      f"already imported from elsewhere: {', '.join(_clashes())}; rename yours "
+                      f"or import tictactoe_rl first")
+if COURSE in sys.path:      # first, before the current folder too
+    sys.path.remove(COURSE)
+sys.path.insert(0, COURSE)
 
 import envs  # noqa: E402  (the imports below need COURSE on the path)
 from AI_Agent import AI_Agent  # noqa: E402

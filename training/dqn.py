@@ -15,6 +15,7 @@ import argparse
 
 import torch
 
+import cli
 from Agent import Agent
 from Episode import learning_steps
 from exploration.schedules import Schedule
@@ -75,7 +76,7 @@ class NetworkLearner:
         right, total = perfect_share(agent, agent.player)
         return (f"{exact_report(agent, path)}\n"
                 f"perfect moves: {right:,} of {total:,} {symbol(agent.player)} positions "
-                f"({right / total:.2%}); the others: python Tester.py --mistakes {path}")
+                f"({right / total:.2%}); the others: {cli.MEASURE} --mistakes {path}")
 
 
 def pick_device(choice: str) -> str:

@@ -96,7 +96,7 @@ def make_opponent(spec: str, side: int, env: TicTacToe, seed: int | None):
 def default_path(args: argparse.Namespace, out_name: str) -> str:
     """Where the run saves: ``--out``, else the file it resumes, else ``Data/`` + ``out_name``."""
     side = "self" if is_self_play(args) else args.side
-    return args.out or args.resume or cli.repository_file("Data/" + out_name.format(side=side))
+    return args.out or args.resume or cli.own_file("Data/" + out_name.format(side=side))
 
 
 def describe_run(algorithm: str, side: str, args: argparse.Namespace, episodes_done: int) -> dict:

@@ -149,3 +149,12 @@ def test_no_circle_inside_a_package(package):
     inside = {name: {other for other in others if top(other) == package}
               for name, others in GRAPH.items() if top(name) == package}
     assert circles(inside) == []
+
+
+MOST_LINES = 350     # a module a student reads in one sitting; past this it is split
+
+
+def test_no_module_is_longer_than_a_sitting():
+    long = {name: lines for name, path in MODULES.items()
+            if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MOST_LINES}
+    assert not long, f"modules over {MOST_LINES} lines: {long}"

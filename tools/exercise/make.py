@@ -18,6 +18,7 @@ manifest of the issued files (``tools/exercise/classroom``).
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -29,7 +30,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root must be on the path first)
+from selfcheck.guard import PIECE_FILES  # noqa: E402
 from tools.exercise.stubs import ExerciseError, Stub, replace_solutions  # noqa: E402
+from training.registry import trainer_scripts  # noqa: E402
 from tools.exercise.withheld import WITHHELD, stand_in  # noqa: E402
 from tools.exercise.students import (  # noqa: E402
     CONFTEST, STUDENTS_OWN, compressed_module, students_conftest, write_students_files)
@@ -40,10 +43,9 @@ from tools.exercise.students import (  # noqa: E402
 # The course-compatibility tests and the book's files hold whole solutions (the course's scripts,
 # the book's program), and the project's own CI is not the students'. The classroom notebook
 # draws learning curves, which only the solved trainer records. The benchmark times the solved
-# trainers (`make bench` is a teachers' target). Expected SARSA is a solved temporal-difference
-# rule: with epsilon 0 it is Q-learning, the answer to piece 5.
-TEACHERS_ONLY = ("ExpectedSARSA_Trainer.py", "tests/test_expected_sarsa.py",
-                 "tools/exercise/", "tests/test_exercise.py",
+# trainers (`make bench` is a teachers' target). Every other trainer and the tests that import
+# it stay out too (``withheld_trainers``).
+TEACHERS_ONLY = ("tools/exercise/", "tests/test_exercise.py",
                  "tests/test_selfcheck.py", "tests/test_selfcheck_verdicts.py",
                  "tests/test_selfcheck_forgery.py", "tests/test_selfcheck_styles.py",
                  "tests/test_selfcheck_judged.py",
@@ -55,6 +57,8 @@ TEACHERS_ONLY = ("ExpectedSARSA_Trainer.py", "tests/test_expected_sarsa.py",
                  "tools/benchmarks/book.py", ".ci/", "notebooks/", "tests/test_notebook.py",
                  "tools/bench.py", "tools/benchmarks/course.py", "tools/course/original_design.py",
                  "tools/benchmarks/dqn.py", "tests/test_bench.py", "tests/test_course_design.py")
+# The trainers whose pieces the students write; the registry's others are teachers' only.
+EXERCISE_TRAINERS = tuple(name for name in PIECE_FILES if name.endswith("_Trainer.py"))
 # The self-check's answer key: it answers only the check's own hand-made episodes (no update a
 # student could call), and is carried compressed, out of plain sight while a student reads the
 # checks.
@@ -63,10 +67,34 @@ COMPRESSED = ("selfcheck/reference.py",)
 
 # --- the whole repository ---------------------------------------------------------------------
 
-def teachers_only(name: str) -> bool:
-    """Whether the tracked file ``name`` stays out of the students' version."""
-    return any(name == entry or (entry.endswith("/") and name.startswith(entry))
-               for entry in TEACHERS_ONLY)
+def withheld_trainers(root: Path) -> set[str]:
+    """The trainers of the registry that the exercise does not use (e.g. Expected SARSA: with
+    epsilon 0 it is Q-learning, the answer to piece 5), and the tests that import one: a new
+    algorithm stays out of the students' version without being listed here."""
+    scripts = set(trainer_scripts(root)) - set(EXERCISE_TRAINERS)
+    modules = {script[:-len(".py")] for script in scripts}
+    tests = {f"tests/{path.name}" for path in (root / "tests").glob("test_*.py")
+             if modules & imported_names(path)}
+    return scripts | tests
+
+
+def imported_names(path: Path) -> set[str]:
+    """The top-level names of the modules that the file ``path`` imports anywhere."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def teachers_only(name: str, withheld: set[str]) -> bool:
+    """Whether the tracked file ``name`` stays out of the students' version; ``withheld``: the
+    trainers and tests of ``withheld_trainers``."""
+    return name in withheld or any(name == entry or (entry.endswith("/") and
+                                                     name.startswith(entry))
+                                   for entry in TEACHERS_ONLY)
 
 
 def tracked_files(root: Path) -> list[str]:
@@ -85,7 +113,8 @@ def build(root: Path, target: Path) -> list[Stub]:
     """Write the students' version of the repository ``root`` into the empty folder ``target``;
     return the stubs it made."""
     stubs: list[Stub] = []
-    files = [name for name in tracked_files(root) if not teachers_only(name)]
+    withheld = withheld_trainers(root)
+    files = [name for name in tracked_files(root) if not teachers_only(name, withheld)]
     for name in files:
         source, destination = root / name, target / name
         destination.parent.mkdir(parents=True, exist_ok=True)

@@ -34,6 +34,7 @@ import sys
 import torch
 
 import cli
+from exploration.schedules import DEFAULT_SCHEDULE
 from training.dqn import build_network_run
 from training.dqn_options import NetworkDefaults, parse_network_arguments
 from training.loop import learn_from_games, train_loop
@@ -56,7 +57,7 @@ DEFAULTS = NetworkDefaults(
     memory=50_000,            # transitions kept for replay (the last ~12,500 games)
     sync=400,                 # optimiser steps between copies into the target network
     steps_per_update=8,       # new learning steps per optimiser step: about one per two games
-    epsilon="linear",         # from 1.0 towards 0.01 ...
+    epsilon=DEFAULT_SCHEDULE,  # linear: from 1.0 towards 0.01 ...
     # ... over twice the run, so it ends at 0.5: the greedy policy is what is measured, and the
     # moves it does not play keep being tried, so their values do not drift up unchecked (with
     # 1, epsilon reaching 0.01 at the end, X opened in the centre in 3 of 4 seeds: 98.96 %).

@@ -199,13 +199,15 @@ def measure(args) -> int:
             print(f"{script}: not run with --quick")
         elif (ROOT / script).is_file():
             progress(f"python {script}")
-            done = subprocess.run([sys.executable, str(ROOT / script),
+            # line by line as the benchmark prints them (the DQN's seeds take minutes)
+            with subprocess.Popen([sys.executable, str(ROOT / script),
                                    *(option.format(runs=runs) for option in
                                      (quick if args.quick else options))],
-                                  cwd=ROOT, stdout=subprocess.PIPE, text=True, check=False)
-            print(done.stdout, end="", flush=True)
-            if done.returncode:
-                print(f"{script}: exited {done.returncode}")
+                                  cwd=ROOT, stdout=subprocess.PIPE, text=True) as child:
+                for line in child.stdout:
+                    print(line, end="", flush=True)
+            if child.returncode:
+                print(f"{script}: exited {child.returncode}")
     return 0
 
 

@@ -98,7 +98,8 @@ def piece_command(arguments: list[str]) -> list[str]:
 
 
 # What a result holds (a piece's; the training's adds the rest): anything else is no result.
-RESULT_FIELDS = {"verdict": str, "message": str, "seconds": (int, float)}
+# "not_own": the piece's result is not the student's own work (the grader flags it)
+RESULT_FIELDS = {"verdict": str, "message": str, "seconds": (int, float), "not_own": bool}
 TRAINING_FIELDS = {"episodes": int, "stopped": bool, "opponent": str, "exact": dict,
                    "unbeatable": bool, "line": (list, type(None)),   # None: unbeatable
                    "sha256": str}    # of the table the judge wrote
@@ -202,7 +203,8 @@ def report(path: str, results: dict[int, dict], training: dict[str, dict], secon
     """The machine-readable result (``--json``), for the class grader."""
     pieces = [{"number": n, "title": PIECES[n - 1].title, "required": PIECES[n - 1].required,
                "verdict": r["verdict"], "message": r.get("message", ""),
-               "seconds": r.get("seconds")} for n, r in results.items()]
+               "seconds": r.get("seconds"), "not_own": r.get("not_own", False)}
+              for n, r in results.items()]
     tables = {side: training.get(side, {}).get("table") for side in ("X", "O")}
     Path(path).write_text(json.dumps({"format": FORMAT, "pieces": pieces, "tables": tables,
                                       "training": training, "seconds": round(seconds, 2)},

@@ -92,7 +92,8 @@ def judged(answer: dict, judge: Callable[[object], str | dict]) -> dict:
     or the fields of the result (the training's figures)."""
     verdict, message = answer.get("verdict"), answer.get("message", "")
     if verdict in CHILD_VERDICTS and isinstance(message, str):
-        return {"verdict": verdict, "message": one_line(message, LONGEST_MESSAGE)}
+        own = {"not_own": True} if verdict == FAILED and answer.get("not_own") is True else {}
+        return {"verdict": verdict, "message": one_line(message, LONGEST_MESSAGE), **own}
     if verdict != PASSED or "data" not in answer:
         raise Failure("the check's run of your code sent back something that is not a result")
     found = judge(answer["data"])

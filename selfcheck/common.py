@@ -22,6 +22,11 @@ class Failure(Exception):
     """A piece does not meet its contract; the message is the hint shown to the student."""
 
 
+class NotOwnWork(Failure):
+    """A piece's result is not the student's own work: it reached into the self-check's code or
+    a shipped table, or main saved a table its updates did not make. The class grader flags it."""
+
+
 class NotWritten(Exception):
     """A piece still raises the stub's ``NotImplementedError``."""
 

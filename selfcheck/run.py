@@ -34,7 +34,8 @@ from selfcheck import (  # noqa: E402
 # Every module the judging needs, loaded before any of the student's code runs: code that
 # rewrites the check's files on disk (nothing stops it under GitHub Classroom) changes nothing.
 guard.load_answers()
-from selfcheck.common import ROOT, STUB_PREFIX, Failure, NotWritten, where_it_broke  # noqa: E402
+from selfcheck.common import (  # noqa: E402
+    ROOT, STUB_PREFIX, Failure, NotOwnWork, NotWritten, where_it_broke)
 from selfcheck.student import Student  # noqa: E402
 from selfcheck.verdicts import FAILED, NOT_ATTEMPTED, NOT_WRITTEN, PASSED  # noqa: E402
 from State import O, X  # noqa: E402
@@ -149,6 +150,8 @@ def verdict_of(work: Callable[[], dict]) -> dict:
         return work()
     except NotWritten as stub:
         return {"verdict": NOT_WRITTEN, "message": str(stub)}
+    except NotOwnWork as failure:       # the grader flags it: "not_own"
+        return {"verdict": FAILED, "message": str(failure), "not_own": True}
     except Failure as failure:
         return {"verdict": FAILED, "message": str(failure)}
     except Exception as error:  # the check itself could not go on with this code
@@ -171,7 +174,8 @@ def own_work(result: dict) -> dict:
     reached = guard.reached()
     if reached is None:
         return result
-    return {"verdict": FAILED, "message": f"your code {reached} while the check runs: each piece "
+    return {"verdict": FAILED, "not_own": True,
+            "message": f"your code {reached} while the check runs: each piece "
             "must be your own code, and the table main saves the one its own updates made (not "
             "the self-check's code, nor a table that ships in Data/)"}
 

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 
 from exact.symmetry import images
-from selfcheck.common import ROOT, Failure
+from selfcheck.common import ROOT, Failure, NotOwnWork
 from State import State
 from tables.files import TableError, load_table, save_table
 
@@ -91,13 +91,13 @@ def check_own(table: dict, seen: set, episodes: int, who: str = "main") -> None:
     for name, shipped in shipped_tables():
         same = copied_values(table, shipped)
         if holds_copy(table, shipped):
-            raise Failure(f"the table {who} saved holds the shipped table {name} ({same:,} of "
+            raise NotOwnWork(f"the table {who} saved holds the shipped table {name} ({same:,} of "
                           f"its {len(shipped):,} values, to the last digit): the table must be "
                           "the one your own updates produced, not a loaded or copied one")
     states = {pair[0] for pair in seen}
     extra = [pair for pair in table if not _from(pair, seen, states)]
     if extra:
-        raise Failure(f"the table {who} saved holds {len(table):,} pairs, {len(extra):,} of them "
+        raise NotOwnWork(f"the table {who} saved holds {len(table):,} pairs, {len(extra):,} of them "
                       f"of positions that none of the {episodes:,} episodes it was given reached "
                       f"(they hold {len(seen):,} distinct pairs): a table made by its own "
                       "updates has only pairs of its episodes' positions -- did it load or copy "

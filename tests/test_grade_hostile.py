@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.test_grade import (  # noqa: F401  (exercise: a fixture, used by name)
-    ALL_PASS, EDITABLE, GRADE, HANG, exercise, solved, verdicts, write_folder, write_zip)
+    ALL_PASS, EDITABLE, GRADE, HANG, changed, exercise, solved, verdicts, write_folder,
+    write_zip)
 from tools.grading import handin, submissions
 from tools.grading.isolation import ACCOUNT_BASE
 from tools.grading.report import CSV_NAME, HTML_NAME, STOPPED
@@ -154,6 +155,21 @@ def borrowing(exercise: Path) -> dict[str, str]:
     return {"AI_Agent.py": written + "\n" + BORROWED.format(agent=str(ROOT / "AI_Agent.py"))}
 
 
+# Honest on the check's own small episodes; in the real training (thousands of pairs) main's
+# last episode reads the self-check's code when it trains X, and for O adds the pair of a position
+# no game has (two X, no O, X to move), which the table's save refuses.
+PADDING = """\
+        if epoch == epochs - 1 and len(Q) > 1000:
+            import os
+            if side == X:
+                open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "selfcheck",
+                                  "pieces.py")).read()
+            else:
+                Q[(State([1, 1] + [0] * 7, X), (2, 2))] = 0.5
+        return final_state
+"""
+
+
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory, exercise):
     """The hostile class, graded two at a time beside an honest hand-in."""
@@ -176,6 +192,10 @@ def hostile(tmp_path_factory, exercise):
         "surrogate": with_code(SURROGATE),
         "deep": with_code(DEEP),
         "borrower": borrowing(exercise),
+        "padder": changed(solved(), "MC_Trainer.py", "        return final_state\n", PADDING),
+        "peeker": changed(solved(), "AI_Agent.py", '        if self.epsilon_schedule == "exp":',
+                          '        import selfcheck.reference  # noqa  (the answer key)\n'
+                          '        if self.epsilon_schedule == "exp":'),
     }
     (hand_ins / "stubs").mkdir()
     paths = [write_folder(hand_ins / name, files) for name, files in made.items()]
@@ -185,6 +205,33 @@ def hostile(tmp_path_factory, exercise):
                           cwd=base, capture_output=True, text=True, timeout=900, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     return done, read_rows(base / "report"), base
+
+
+@pytest.mark.slow
+def test_a_main_that_cheats_only_in_the_real_training_loses_its_piece(hostile):
+    """Pieces 1-4 pass on the check's own episodes. In the real training X's main reads the
+    check's code: piece 3 is flagged and earns nothing. O's main saves a table that cannot be
+    saved: piece 4 fails. The note says why, each in its own words."""
+    _, rows, _ = hostile
+    padder = rows["padder"]
+    assert verdicts(padder)[:2] == ["passed", "passed"] and padder["piece 5"] == "passed", padder
+    assert padder["piece 3"] == "flagged" and padder["points 3"] == "0", padder
+    assert padder["piece 4"] == "failed" and padder["points 4"] == "0", padder
+    assert padder["flags"] == "the X training: not the student's own work", padder["flags"]
+    note = padder["note"]
+    assert "piece 3: the training of X with its main: your code reads the self-check's own code " \
+        "(selfcheck/pieces.py)" in note, note
+    assert "piece 4: the training of O with its main: main raised ValueError: not saving" in note, note
+    assert padder["X vs random wins"] == "" and padder["total"] == str(30 + 30 + 10), padder
+
+
+@pytest.mark.slow
+def test_a_piece_that_reaches_into_the_check_is_flagged_in_the_report(hostile):
+    _, rows, _ = hostile
+    peeker = rows["peeker"]
+    assert peeker["piece 1"] == "flagged" and peeker["points 1"] == "0", peeker
+    assert "piece 1: not the student's own work" in peeker["flags"]
+    assert "imports the self-check's own code (selfcheck.reference)" in peeker["note"]
 
 
 @pytest.mark.slow
@@ -210,10 +257,11 @@ def test_a_verdict_forged_inside_each_piece_never_reaches_the_grader(hostile):
 def test_the_trusted_check_cannot_be_rewritten_from_inside(hostile):
     _, rows, _ = hostile
     rewriter = rows["rewriter"]
-    # The box's copy is read-only, and opening the check's files fails the piece that does it
+    # The box's copy is read-only, and opening the check's files flags the piece that does it
     # (the guard): its piece 1, written, earns nothing either.
     assert rewriter["status"] == "graded", rewriter
-    assert verdicts(rewriter)[:3] == ["failed"] * 3 and rewriter["total"] == "0", rewriter
+    assert verdicts(rewriter)[:3] == ["flagged"] * 3 and rewriter["total"] == "0", rewriter
+    assert "piece 1: not the student's own work" in rewriter["flags"]
 
 
 @pytest.mark.slow

@@ -12,7 +12,11 @@ The trained tables are measured by ``measure_tables({side: bytes})`` (``measure.
 in one limited child). X's table is measured when the check trained one; O's only when piece 4
 passed.
 A piece that passed although its function is still the issued stub (``Submission.untouched``)
-is "flagged": no honest check passes a function that always raises.
+is "flagged": no honest check passes a function that always raises. So is a piece the check
+failed as not the student's own work (``not_own``: it reached into the check's code or a
+shipped table, or main saved a table its updates did not make). When the real training with the
+student's main failed, the piece whose main trained that side (3 for X, 4 for O) fails with the
+training's message -- flagged if the training was not the student's own work.
 A table that holds one of the course's shipped tables is flagged, and the piece that trained it
 (3 for X, 4 for O) is "flagged" and earns nothing; so is one whose file is not the one the
 check judged (its bytes' SHA-256 is not the ``sha256`` of the verdict's ``training``). Every
@@ -31,7 +35,7 @@ from pathlib import Path
 from typing import Callable
 
 from selfcheck.pieces import PIECES
-from selfcheck.verdicts import PASSED, VERDICTS
+from selfcheck.verdicts import FAILED, PASSED, VERDICTS
 from tools.grading.box import TABLES
 from tools.grading.handin import Submission
 from tools.grading.launch import SIGNAL_BASE
@@ -98,6 +102,11 @@ def make_row(submission: Submission, outcome: Outcome, limits: Limits,
         row.verdicts[piece["number"]] = piece["verdict"]
         if piece["verdict"] != PASSED and piece["message"]:
             row.messages[piece["number"]] = private(piece["message"])
+        if piece["not_own"] and piece["verdict"] == FAILED:
+            row.verdicts[piece["number"]] = FLAGGED
+            row.flags.append(f"piece {piece['number']}: not the student's own work")
+    for side, failure in result["training_failed"].items():
+        _training_failed(row, side, failure, private)
     for number, stub in sorted(submission.untouched.items()):
         if row.verdicts.get(number) == PASSED:      # a stub always raises: a forged verdict
             row.verdicts[number] = FLAGGED
@@ -123,6 +132,20 @@ def make_row(submission: Submission, outcome: Outcome, limits: Limits,
     return row
 
 
+def _training_failed(row: Row, side: str, failure: dict, private: Callable[[str], str]) -> None:
+    """The real training with the student's main failed (or was not its own work): the piece
+    that trained that side loses its pass, and the note says why."""
+    piece = TRAINED_BY[side]
+    message = private(f"the training of {side} with its main: {failure['message']}")
+    if failure["not_own"]:
+        row.flags.append(f"the {side} training: not the student's own work")
+        row.verdicts[piece], row.messages[piece] = FLAGGED, message
+    elif row.verdicts.get(piece) == PASSED:
+        row.verdicts[piece], row.messages[piece] = FAILED, message
+    else:
+        row.notes.append(message)
+
+
 def parse_result(data: bytes | None) -> dict:
     """The check's verdict, validated; ``ResultError`` says what is wrong with it."""
     if data is None:
@@ -142,14 +165,20 @@ def parse_result(data: bytes | None) -> dict:
         if number not in PIECE_NUMBERS or piece.get("verdict") not in VERDICTS:
             raise ResultError("the check's verdict names an unknown piece or verdict")
         clean[number] = {"number": number, "verdict": piece["verdict"],
-                         "message": one_line(piece.get("message") or "")}
+                         "message": one_line(piece.get("message") or ""),
+                         "not_own": piece.get("not_own") is True}
     paths = {side: tables.get(side) for side in ("X", "O")
              if isinstance(tables.get(side), str)}
     training = result.get("training") if isinstance(result.get("training"), dict) else {}
     hashes = {side: training[side].get("sha256") for side in paths
               if isinstance(training.get(side), dict)}
+    failed = {side: {"message": one_line(run.get("message") or "no reason given"),
+                     "not_own": run.get("not_own") is True}
+              for side, run in training.items() if side in ("X", "O") and isinstance(run, dict)
+              and run.get("verdict") != PASSED}
     return {"pieces": [clean[n] for n in sorted(clean)], "tables": paths,
-            "hashes": {side: value for side, value in hashes.items() if isinstance(value, str)}}
+            "hashes": {side: value for side, value in hashes.items() if isinstance(value, str)},
+            "training_failed": failed}
 
 
 def failure_status(outcome: Outcome) -> tuple[str, str]:

@@ -116,6 +116,24 @@ def test_not_available_lists_only_the_protections_that_were_missing(monkeypatch,
     assert missing == ["an unprivileged account per submission (no such account here)"]
 
 
+def test_root_without_capabilities_falls_back_to_a_user_namespace(monkeypatch, tmp_path):
+    """Root in a container may not make namespaces of its own (no CAP_SYS_ADMIN) and yet be
+    allowed a user namespace: the sandbox then keeps the network, PID and IPC namespaces and the
+    read-only file systems, though not the accounts nor a process count of its own."""
+    def probe(candidate, run_dir, python):
+        return None if "--user" in candidate.namespaces else "unshare: Operation not permitted"
+
+    monkeypatch.setattr(isolation, "probe", probe)
+    monkeypatch.setattr(isolation.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(isolation.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(isolation.sys, "platform", "linux")
+    chosen, missing = isolation.detect_isolation(tmp_path)
+    assert chosen.namespaces[:2] == isolation.USER_NAMESPACE
+    assert chosen.network and chosen.pids and chosen.read_only and not chosen.own_count
+    assert missing == ["an unprivileged account per submission (unshare: Operation not "
+                       "permitted)"]
+
+
 def test_jobs_default_to_the_cores():
     assert grade.parse_args(["somewhere"]).jobs == min(grade.CORES, grade.MAX_JOBS)
 

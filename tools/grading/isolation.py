@@ -191,6 +191,9 @@ def sealing_for(python: str, hide: list[Path], run_dir: Path) -> Sealing:
     return Sealing(tuple(covered), tuple(sorted(reach)), tuple(veil))
 
 
+USER_NAMESPACE = ("--user", "--map-root-user")
+
+
 def candidates(sealing: Sealing) -> list[Isolation]:
     """The isolations to try, strongest first (the last one always works)."""
     tools = {name: shutil.which(name) for name in ("unshare", "setpriv", "mount")}
@@ -198,19 +201,23 @@ def candidates(sealing: Sealing) -> list[Isolation]:
         return [Isolation()]
     root = os.geteuid() == 0
     # A user namespace lets an ordinary account make the others (as root inside it), and gives
-    # its processes a count of their own.
-    user = () if root else ("--user", "--map-root-user")
-    spaces = (*user, "--net", "--ipc", "--pid", "--fork", "--kill-child", "--mount-proc")
+    # its processes a count of their own. Root makes them without one -- unless it runs without
+    # the capabilities (a container): then a user namespace may still be allowed.
     found = []
-    if all(tools.values()):
-        sealed = Isolation((*spaces, "--mount"), True, True, True, False, not root,
-                           tools, sealing)
-        if root:
-            found.append(replace(sealed, accounts=True, own_count=True))
-        found.append(sealed)
-    return found + [Isolation(spaces, True, True, own_count=not root, tools=tools),
-                    Isolation((*user, "--net"), True, own_count=not root, tools=tools),
-                    Isolation()]
+    for user in ((), USER_NAMESPACE) if root else (USER_NAMESPACE,):
+        counted = bool(user) and not root   # root's count holds all its processes
+        spaces = (*user, "--net", "--ipc", "--pid", "--fork", "--kill-child", "--mount-proc")
+        if all(tools.values()):
+            sealed = Isolation((*spaces, "--mount"), True, True, True, False, counted, tools,
+                               sealing)
+            if not user:
+                found.append(replace(sealed, accounts=True, own_count=True))
+            found.append(sealed)
+        found.append(Isolation(spaces, True, True, own_count=counted, tools=tools))
+    return found + [Isolation((*user, "--net"), True, own_count=bool(user) and not root,
+                              tools=tools)
+                    for user in (((), USER_NAMESPACE) if root else (USER_NAMESPACE,))] \
+        + [Isolation()]
 
 
 def detect_isolation(run_dir: Path, sealing: Sealing = Sealing(),

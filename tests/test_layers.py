@@ -39,21 +39,32 @@ def resolve(name: str) -> str | None:
     return name or None
 
 
+def with_packages(module: str | None) -> set[str]:
+    """``module`` and every package it is in: importing ``a.b.c`` runs ``a`` and ``a.b`` too."""
+    if module is None:
+        return set()
+    parts = module.split(".")
+    return {".".join(parts[:n]) for n in range(1, len(parts) + 1)} & set(MODULES)
+
+
 def imported_by(name: str) -> set[str]:
-    """The project modules that module ``name`` imports, anywhere in its code."""
+    """The project modules that module ``name`` imports, anywhere in its code, with the packages
+    that hold them."""
     path = MODULES[name]
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            found.update(filter(None, (resolve(alias.name) for alias in node.names)))
+            for alias in node.names:
+                found |= with_packages(resolve(alias.name))
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 parent = package.split(".")[:len(package.split(".")) - node.level + 1]
                 base = ".".join(parent + ([node.module] if node.module else []))
-            found.update(filter(None, (resolve(f"{base}.{alias.name}") for alias in node.names)))
-    return found - {name}
+            for alias in node.names:
+                found |= with_packages(resolve(f"{base}.{alias.name}"))
+    return found - with_packages(name)
 
 
 GRAPH = {name: imported_by(name) for name in MODULES}

@@ -37,7 +37,7 @@ import cli
 from exploration.schedules import DEFAULT_SCHEDULE
 from training.dqn import build_network_run
 from training.dqn_options import NetworkDefaults, parse_network_arguments
-from training.loop import learn_from_games, train_loop
+from training.loop import learn_from_episodes, train_loop
 from training.report import print_reports
 
 DEFAULTS = NetworkDefaults(
@@ -81,7 +81,7 @@ def run(argv: list[str] | None = None) -> int:
     args = parse_network_arguments("DQN_Trainer.py", __doc__.split("\n\n")[0], DEFAULTS, argv)
     torch.set_num_threads(args.threads)
     network_run = build_network_run(args, DEFAULTS, "Deep Q-learning")
-    finished = train_loop(network_run, learn_from_games(network_run))
+    finished = train_loop(network_run, learn_from_episodes(network_run))
     print_reports(network_run.learners, network_run.paths)
     return 0 if finished else cli.INTERRUPTED
 

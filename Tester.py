@@ -20,7 +20,7 @@ import cli
 from Agent import PolicyUnknown, seats
 from boards.flags import add_board_flags, board_from
 from boards.solve import add_cache_flag, board_report
-from players.search import Search_Agent
+from players.search import SearchAgent
 from players.specs import VALID_SPECS, describe, is_network, is_table_path, make_agent, network_path
 from Episode import play_games
 from tables.files import load_table
@@ -176,7 +176,7 @@ def analyse_report(spec: str, moves: str, seed: int) -> str:
     if state.end_of_game:
         raise ValueError("the game is over after these moves: there is no move to analyse")
     agent = make_agent(spec, state.player, TicTacToe(), seed=seed)
-    if not isinstance(agent, Search_Agent):
+    if not isinstance(agent, SearchAgent):
         raise ValueError(f"agent {spec!r} has no analyse(); use playout or mcts "
                          "(for a Q-table or a DQN network: --show-q PATH)")
     values = agent.analyse(state)

@@ -12,7 +12,7 @@ from typing import Callable
 from AI_Agent import AI_Agent
 from Agent import Agent, PolicyUnknown
 from gui.values import PROBABILITIES, Q_VALUES, SEARCH_SCORES, Overlay
-from players.search import Search_Agent
+from players.search import SearchAgent
 from State import State
 
 
@@ -23,7 +23,7 @@ def computer_values(agent: Agent, state: State) -> Overlay | None:
     if isinstance(agent, AI_Agent):
         return Overlay({action: agent.get_Q(state, action) for action in state.legal_actions()},
                        Q_VALUES)
-    if isinstance(agent, Search_Agent):
+    if isinstance(agent, SearchAgent):
         return Overlay(dict(agent.analyse(state)), SEARCH_SCORES)
     network = sys.modules.get("neural.agent")   # loaded only if a network plays (it needs torch)
     if network is not None and isinstance(agent, network.DQNAgent):

@@ -8,7 +8,7 @@ repeats four steps, each time adding one position:
                  the child with the best upper confidence bound (UCB1): its mean result plus an
                  exploration bonus that shrinks as the child is visited more;
 2. expansion  -- at the first position with an untried move, try it: add its child to the tree;
-3. simulation -- a random playout from that child (the same playout as ``Playout_Agent``);
+3. simulation -- a random playout from that child (the same playout as ``PlayoutAgent``);
 4. backup     -- every position on the path counts the visit and the result, each from the side
                  that moved into it.
 
@@ -32,7 +32,7 @@ import random
 from time import perf_counter
 from typing import NamedTuple
 
-from players.search import Search_Agent, check_count, check_seconds, playout, successors
+from players.search import SearchAgent, check_count, check_seconds, playout, successors
 from State import DRAW, ONGOING, State
 from TicTacToe import Action, TicTacToe
 
@@ -111,7 +111,7 @@ def root_statistics(root: State, visits: dict[State, int], totals: dict[State, f
     return statistics
 
 
-class MCTS_Agent(Search_Agent):
+class MCTSAgent(SearchAgent):
     """UCT tree search with random playouts (spec ``mcts``).
 
     iterations   playouts per move (default 2,000); fewer once the tree proves the result;
@@ -120,7 +120,7 @@ class MCTS_Agent(Search_Agent):
     show         what ``analyse`` reports per move: "value" (mean result, win 1, draw 1/2) or
                  "visits" (how often the search tried it);
     seed         makes it repeatable; seeded with an iterations budget it is a fixed policy
-                 (see ``Search_Agent``).
+                 (see ``SearchAgent``).
 
     It plays a move the tree proves to win if there is one, never one it proves to lose if it has
     another, and otherwise the move the search tried most (the "robust child"); equal counts go

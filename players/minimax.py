@@ -11,7 +11,7 @@ from TicTacToe import Action, TicTacToe
 STYLES = ("fast", "greedy")
 
 
-class Minimax_Agent(Agent):
+class MinimaxAgent(Agent):
     """Plays perfectly: it never loses, as X or as O.
 
     style "fast":   among the moves with the best perfect-play result it takes the quickest win

@@ -16,7 +16,7 @@ import random
 from time import perf_counter
 from typing import NamedTuple
 
-from players.search import Search_Agent, check_count, check_seconds, playout
+from players.search import SearchAgent, check_count, check_seconds, playout
 from State import DRAW, State
 from TicTacToe import Action, TicTacToe
 
@@ -45,7 +45,7 @@ class Tally(NamedTuple):
         return (self.wins + 0.5 * self.draws) / self.playouts
 
 
-class Playout_Agent(Search_Agent):
+class PlayoutAgent(SearchAgent):
     """Primitive Monte Carlo (spec ``playout``).
 
     pnum       random playouts per legal move (default 10,000).
@@ -53,7 +53,7 @@ class Playout_Agent(Search_Agent):
                until the time is up (checked after each round; at least one round).
     scoring    "ratio": the best win rate, then the best draw rate among equal win rates;
                "score": the best win + 0.5 * draw. Equal moves are chosen between at random.
-    seed       makes the agent repeatable (see ``Search_Agent``).
+    seed       makes the agent repeatable (see ``SearchAgent``).
     """
 
     def __init__(self, player: int, env: TicTacToe | None = None, graphics=None,

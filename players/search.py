@@ -1,5 +1,5 @@
-"""What the two searching agents (``Playout_Agent`` and ``MCTS_Agent``) share: the fast random
-playout, checks of their budgets, and ``Search_Agent``, the plumbing that makes a seeded agent a
+"""What the two searching agents (``PlayoutAgent`` and ``MCTSAgent``) share: the fast random
+playout, checks of their budgets, and ``SearchAgent``, the plumbing that makes a seeded agent a
 fixed policy that the exact tools can measure."""
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def check_count(value, name: str) -> int:
     return value
 
 
-class Search_Agent(Agent, ABC):
+class SearchAgent(Agent, ABC):
     """An agent that runs a randomised search before each move (base of the playout agents).
 
     A subclass gives ``search(state, rng)`` -> ``{action: statistics}`` and ``choose(statistics,

@@ -14,9 +14,9 @@ import os
 
 from AI_Agent import AI_Agent
 from Agent import Agent
-from players.mcts import MCTS_Agent
-from players.minimax import Minimax_Agent
-from players.playout import Playout_Agent
+from players.mcts import MCTSAgent
+from players.minimax import MinimaxAgent
+from players.playout import PlayoutAgent
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
 from State import State
@@ -27,9 +27,9 @@ HUMAN = "human"   # made only by the game, which has the window (Human_Agent imp
 AGENT_CLASSES: dict[str, type[Agent]] = {
     "random": Random_Agent,
     "advanced": Random_Agent_Advanced,
-    "minimax": Minimax_Agent,
-    "playout": Playout_Agent,
-    "mcts": MCTS_Agent,
+    "minimax": MinimaxAgent,
+    "playout": PlayoutAgent,
+    "mcts": MCTSAgent,
 }
 TABLE_SUFFIX = ".pth"
 NETWORK_SUFFIX = ".pt"    # a DQN_Trainer.py network; also written dqn:PATH

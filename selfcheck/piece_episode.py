@@ -63,7 +63,7 @@ def recording_agents(student: Student, side: int, game: int, log: list) -> tuple
     env = TicTacToe()
     learner_moves, opponent_moves = recorders(side, game, log)
 
-    class Recording_Learner(student.agent_class()):
+    class RecordingLearner(student.agent_class()):
         def get_action(self, state, epoch=None):
             return learner_moves.move(state, epoch)
 
@@ -72,12 +72,12 @@ def recording_agents(student: Student, side: int, game: int, log: list) -> tuple
                           "(get_Q_action): ask player.get_action(state=..., epoch=epoch), which "
                           "explores with this episode's epsilon and plays greedily otherwise")
 
-    class Recording_Opponent(Random_Agent):
+    class RecordingOpponent(Random_Agent):
         def get_action(self, state, epoch=None):
             return opponent_moves.move(state, epoch)
 
-    learner = call("AI_Agent(...)", Recording_Learner, side, env, graphics=None)
-    opponent = Recording_Opponent(-side, env, graphics=None)
+    learner = call("AI_Agent(...)", RecordingLearner, side, env, graphics=None)
+    opponent = RecordingOpponent(-side, env, graphics=None)
     return env, learner, opponent
 
 

@@ -42,7 +42,7 @@ SAVES_MEASURED, SAVING_SECONDS = 10, 120
 LONGEST_TEST = 80    # characters of main's test argument shown after "passed"
 
 
-class Stand_Ins:
+class StandIns:
     """``Generate_episode`` and ``test`` as main meets them, and the watch on its saves."""
 
     def __init__(self, trainer, episodes: list[list[tuple]], filler: list[tuple],
@@ -109,7 +109,7 @@ def gather(student: Student, side: int, folder: str) -> dict:
     if side == O:
         training.switch_sides(trainer)
     trainer.player1.Q.clear()
-    stand_ins = Stand_Ins(trainer, episodes, episode_of(FILLER[side], side), folder)
+    stand_ins = StandIns(trainer, episodes, episode_of(FILLER[side], side), folder)
     stand_ins.install()
     try:
         call("main", trainer.main)

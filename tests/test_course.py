@@ -21,7 +21,7 @@ from AI_Agent import AI_Agent
 from Graphics import Graphics
 from players.specs import make_agent
 from Human_Agent import HumanMoveError, Human_Agent
-from players.minimax import Minimax_Agent
+from players.minimax import MinimaxAgent
 from tables.files import load_table
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
@@ -217,7 +217,7 @@ def test_every_agent_takes_the_course_graphics_argument_and_calls():
     agents = [Random_Agent(1, env, graphics), Random_Agent_Advanced(-1, env=env, graphics=None),
               AI_Agent(1, env, graphics=None, Q_table_PATH=None, train=True),
               AI_Agent(1, env, graphics, "Data/Q_MC_X.pth", False),
-              Minimax_Agent(1, env, graphics)]
+              MinimaxAgent(1, env, graphics)]
     state = State()
     for agent in agents:
         assert agent.get_action(state=state, epoch=5) in state.legal_actions()

@@ -26,7 +26,7 @@ from neural.files import NetworkError, load_network, save_network
 from neural.learner import DQNLearner, learning_rate
 from neural.replay import Replay
 from neural.report import Mistake, format_mistakes, mistakes, perfect_share, side_positions
-from players.minimax import Minimax_Agent
+from players.minimax import MinimaxAgent
 from Random_Agent import Random_Agent
 from State import O, X, State, all_states, parse_moves
 
@@ -345,8 +345,8 @@ def test_tester_shows_a_network_s_values_as_it_shows_a_table_s(learned):
 # --- what a policy gets wrong ------------------------------------------------------------------
 
 def test_perfect_play_makes_no_mistakes_and_random_play_many():
-    assert perfect_share(Minimax_Agent(X), X) == (2_423, 2_423)
-    assert mistakes(Minimax_Agent(O), O) == []
+    assert perfect_share(MinimaxAgent(X), X) == (2_423, 2_423)
+    assert mistakes(MinimaxAgent(O), O) == []
     right, total = perfect_share(Random_Agent(O), O)
     assert total == 2_097 and right < total
 
@@ -359,7 +359,7 @@ class _OneBlunder:
     def action_probs(self, state):
         if state is self.where:
             return {(0, 1): 1.0}
-        return Minimax_Agent(X).action_probs(state)
+        return MinimaxAgent(X).action_probs(state)
 
 
 def test_mistakes_lists_exactly_the_positions_that_lose_value():

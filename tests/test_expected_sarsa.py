@@ -11,7 +11,7 @@ import ExpectedSARSA_Trainer
 from AI_Agent import AI_Agent
 from exact.solver import is_unbeatable
 from State import O, X, X_WON, State, parse_moves
-from training.loop import learn_from_games
+from training.loop import learn_from_episodes
 from training.registry import trainer_scripts, trainers
 from training.rules import Step, exploring_policy
 from training.run import build_run
@@ -77,7 +77,7 @@ def test_the_loop_hands_every_rule_the_episodes_context(tmp_path):
                                                  "--out", str(tmp_path / "t.pth")])
     run = build_run("Expected SARSA", "Expected SARSA", args, "t.pth", announce=False)
     run.learners[0].rule = lambda Q, steps, step: seen.append((Q, steps, step))
-    learn = learn_from_games(run)
+    learn = learn_from_episodes(run)
     final = learn(4)
     (Q, steps, step), = seen
     learner = run.agents[0]

@@ -24,7 +24,7 @@ from gui.captions import footer, label, score_line, status
 from gui.paint import BACKGROUND, CHOICE, GOOD, shade
 from gui.thinking import computer_values
 from Human_Agent import Human_Agent, HumanMoveError
-from players.playout import Playout_Agent
+from players.playout import PlayoutAgent
 from State import DRAW, EMPTY, O, O_WON, X, X_WON, State
 from TicTacToe import TicTacToe
 
@@ -458,7 +458,7 @@ def test_overlay_with_the_shipped_table_marks_its_choice():
         cell: agent.get_Q(state, cell) for cell in ALL_CELLS}
 
 
-class Searcher(Playout_Agent):
+class Searcher(PlayoutAgent):
     """A stand-in search agent: it chooses by scores it can show (``analyse``)."""
     def analyse(self, state):
         return {action: 0.1 * i for i, action in enumerate(state.legal_actions())}

@@ -1,4 +1,4 @@
-"""The playout agents: primitive Monte Carlo (Playout_Agent) and tree search (MCTS_Agent).
+"""The playout agents: primitive Monte Carlo (PlayoutAgent) and tree search (MCTSAgent).
 
 Sampled numbers are checked against exact values with a tolerance of a few standard errors of
 the sampling, computed from the exact probabilities and the number of playouts.
@@ -12,8 +12,8 @@ import pytest
 
 from Agent import PolicyUnknown
 from players.specs import SpecError, make_agent
-from players.mcts import DEFAULT_ITERATIONS, Edge, MCTS_Agent
-from players.playout import Playout_Agent, Tally, playout
+from players.mcts import DEFAULT_ITERATIONS, Edge, MCTSAgent
+from players.playout import PlayoutAgent, Tally, playout
 from Random_Agent import Random_Agent
 from exact.solver import exact_outcome, minimax_value, worst_case
 from State import DRAW, O, ONGOING, WIN_LINES, X, State, all_states, parse_moves
@@ -93,7 +93,7 @@ def test_playout_results_have_the_exact_random_game_frequencies():
 
 def test_analyse_from_the_empty_board_matches_the_exact_values():
     pnum = 10_000
-    agent = Playout_Agent(X, pnum=pnum, scoring="score", seed=3)
+    agent = PlayoutAgent(X, pnum=pnum, scoring="score", seed=3)
     scores = agent.analyse(State())
     exact = exact_after_each_move(State())
     assert set(scores) == set(State().legal_actions())
@@ -112,7 +112,7 @@ def test_analyse_from_the_empty_board_matches_the_exact_values():
 def test_analyse_ratio_is_the_win_rate_for_the_side_to_move(moves):
     pnum = 4_000
     state = parse_moves(moves)
-    agent = Playout_Agent(state.player, pnum=pnum, seed=4)
+    agent = PlayoutAgent(state.player, pnum=pnum, seed=4)
     rates = agent.analyse(state)
     for action, (wins, _) in exact_after_each_move(state).items():
         assert abs(rates[action] - wins) <= tolerance([(1, wins), (0, 1 - wins)], pnum), action
@@ -123,13 +123,13 @@ def test_ratio_ranks_by_wins_then_draws_and_score_by_win_plus_half_draw():
                   (0, 1): Tally(wins=50, draws=10, losses=40),
                   (0, 2): Tally(wins=40, draws=40, losses=20)}
     rng = random.Random(5)
-    assert Playout_Agent(X, scoring="ratio").choose(statistics, rng) == (0, 1)
-    assert Playout_Agent(X, scoring="score").choose(statistics, rng) == (0, 2)  # 60 > 55
+    assert PlayoutAgent(X, scoring="ratio").choose(statistics, rng) == (0, 1)
+    assert PlayoutAgent(X, scoring="score").choose(statistics, rng) == (0, 2)  # 60 > 55
 
 
 def test_equal_moves_are_chosen_between_at_random():
     statistics = {(0, 0): Tally(3, 1, 6), (2, 2): Tally(3, 1, 6), (1, 1): Tally(2, 3, 5)}
-    agent = Playout_Agent(X, scoring="ratio")
+    agent = PlayoutAgent(X, scoring="ratio")
     chosen = {agent.choose(statistics, random.Random(seed)) for seed in range(40)}
     assert chosen == {(0, 0), (2, 2)}
 
@@ -137,8 +137,8 @@ def test_equal_moves_are_chosen_between_at_random():
 def test_the_playout_agent_wins_and_blocks_when_it_must():
     win = parse_moves("0,0 1,0 0,1 1,1")       # X to move: 0,2 completes the top row
     block = parse_moves("0,0 1,1 0,1")         # O to move: 0,2 stops the top row
-    assert Playout_Agent(X, pnum=300, seed=6).get_action(win) == (0, 2)
-    assert Playout_Agent(O, pnum=300, seed=6).get_action(block) == (0, 2)
+    assert PlayoutAgent(X, pnum=300, seed=6).get_action(win) == (0, 2)
+    assert PlayoutAgent(O, pnum=300, seed=6).get_action(block) == (0, 2)
 
 
 class Fake_Clock:
@@ -165,34 +165,34 @@ def wall_seconds(agent, state: State, tries: int = 3) -> list[float]:
 def test_the_time_limit_ends_the_rounds_at_the_first_check_after_it(monkeypatch):
     from players import playout as module
     monkeypatch.setattr(module, "perf_counter", Fake_Clock(0.25))  # the deadline is read at 0.25
-    statistics, _ = Playout_Agent(X, timelimit=1.0).decide(State())
+    statistics, _ = PlayoutAgent(X, timelimit=1.0).decide(State())
     assert {tally.playouts for tally in statistics.values()} == {4}  # checks at 0.5 ... 1.25
-    tiny = Playout_Agent(X, timelimit=1e-9).decide(State())[0]
+    tiny = PlayoutAgent(X, timelimit=1e-9).decide(State())[0]
     assert {tally.playouts for tally in tiny.values()} == {1}  # at least one round
 
 
 def test_the_time_limit_is_honoured_on_the_clock():
     limit = 0.1
-    seconds = wall_seconds(Playout_Agent(X, timelimit=limit), State())
+    seconds = wall_seconds(PlayoutAgent(X, timelimit=limit), State())
     assert min(seconds) >= limit  # never stops early
     assert max(seconds) < ENDS_WITHIN
 
 
 def test_a_seeded_playout_agent_is_a_fixed_policy_and_says_so():
     state = parse_moves("1,1")
-    first = Playout_Agent(O, pnum=200, seed=7)
-    again = Playout_Agent(O, pnum=200, seed=7)
+    first = PlayoutAgent(O, pnum=200, seed=7)
+    again = PlayoutAgent(O, pnum=200, seed=7)
     probs = first.action_probs(state)
     assert len(probs) == 1 and list(probs.values()) == [1.0]
     assert probs == again.action_probs(state)
     assert first.get_action(state) in probs
-    for unknown in (Playout_Agent(O, pnum=200), Playout_Agent(O, timelimit=0.01, seed=7)):
+    for unknown in (PlayoutAgent(O, pnum=200), PlayoutAgent(O, timelimit=0.01, seed=7)):
         with pytest.raises(PolicyUnknown):
             unknown.action_probs(state)
 
 
 def test_a_move_right_after_analyse_is_chosen_by_the_numbers_shown():
-    agent = Playout_Agent(X, pnum=20, scoring="score")  # unseeded: every search differs
+    agent = PlayoutAgent(X, pnum=20, scoring="score")  # unseeded: every search differs
     for _ in range(20):
         scores = agent.analyse(State())
         best = max(scores.values())
@@ -201,7 +201,7 @@ def test_a_move_right_after_analyse_is_chosen_by_the_numbers_shown():
 
 def test_no_move_once_the_game_is_over():
     over = parse_moves("0,0 1,0 0,1 1,1 0,2")
-    for agent in (Playout_Agent(O, pnum=10), MCTS_Agent(O, iterations=10)):
+    for agent in (PlayoutAgent(O, pnum=10), MCTSAgent(O, iterations=10)):
         with pytest.raises(ValueError):
             agent.get_action(over)
 
@@ -212,7 +212,7 @@ def test_no_move_once_the_game_is_over():
 def test_mcts_never_loses_on_any_line(side):
     """The exact worst-case walk: every opponent move everywhere, the agent seeded (a fixed
     policy with the default budget), so no line of play beats it."""
-    agent = MCTS_Agent(side, seed=0)
+    agent = MCTSAgent(side, seed=0)
     value, line = worst_case(agent)
     assert line is None and value >= 0
 
@@ -220,8 +220,8 @@ def test_mcts_never_loses_on_any_line(side):
 def test_mcts_analyse_reports_visits_and_values():
     budget = 500
     state = parse_moves("1,1")
-    values = MCTS_Agent(O, iterations=budget, seed=8).analyse(state)
-    visits = MCTS_Agent(O, iterations=budget, seed=8, show="visits").analyse(state)
+    values = MCTSAgent(O, iterations=budget, seed=8).analyse(state)
+    visits = MCTSAgent(O, iterations=budget, seed=8, show="visits").analyse(state)
     assert set(values) == set(visits) == set(state.legal_actions())
     assert sum(visits.values()) == budget
     assert all(0 <= v <= 1 for v in values.values())
@@ -233,14 +233,14 @@ def test_mcts_analyse_reports_visits_and_values():
 
 def test_mcts_proves_a_win_and_takes_it():
     state = parse_moves("0,0 1,0 0,1 1,1")
-    statistics, choice = MCTS_Agent(X, iterations=DEFAULT_ITERATIONS, seed=9).decide(state)
+    statistics, choice = MCTSAgent(X, iterations=DEFAULT_ITERATIONS, seed=9).decide(state)
     assert choice == (0, 2) and statistics[choice].proven == 1.0
     assert sum(edge.visits for edge in statistics.values()) < DEFAULT_ITERATIONS  # stopped early
 
 
 def test_mcts_time_budget_is_honoured(monkeypatch):
     limit = 0.1
-    agent = MCTS_Agent(X, time=limit, seed=10)
+    agent = MCTSAgent(X, time=limit, seed=10)
     seconds = wall_seconds(agent, State())
     assert min(seconds) >= limit
     assert max(seconds) < ENDS_WITHIN
@@ -248,28 +248,28 @@ def test_mcts_time_budget_is_honoured(monkeypatch):
         agent.action_probs(State())
     from players import mcts as module
     monkeypatch.setattr(module, "perf_counter", Fake_Clock(0.25))
-    visits = MCTS_Agent(X, time=1.0, show="visits").analyse(State())
+    visits = MCTSAgent(X, time=1.0, show="visits").analyse(State())
     assert sum(visits.values()) == 4
 
 
 def test_mcts_choice_prefers_proofs_then_visits():
     statistics = {(0, 0): Edge(900, 0.9, 0.0), (1, 1): Edge(50, 0.5, None),
                   (2, 2): Edge(60, 0.4, None)}
-    assert MCTS_Agent(X).choose(statistics, random.Random(0)) == (2, 2)
+    assert MCTSAgent(X).choose(statistics, random.Random(0)) == (2, 2)
     statistics[(0, 1)] = Edge(3, 1.0, 1.0)
-    assert MCTS_Agent(X).choose(statistics, random.Random(0)) == (0, 1)
+    assert MCTSAgent(X).choose(statistics, random.Random(0)) == (0, 1)
 
 
 # --- agent specs ------------------------------------------------------------------------------
 
 def test_options_come_from_the_spec():
     agent = make_agent("playout:pnum=200,scoring=score", X, seed=1)
-    assert isinstance(agent, Playout_Agent)
+    assert isinstance(agent, PlayoutAgent)
     assert (agent.pnum, agent.scoring, agent.timelimit, agent.seed) == (200, "score", None, 1)
     assert make_agent("playout:timelimit=0.05", O).timelimit == 0.05
     assert make_agent("mcts:time=0.05", X).time == 0.05
     mcts = make_agent("mcts:iterations=300,exploration=1,show=visits", O)
-    assert isinstance(mcts, MCTS_Agent)
+    assert isinstance(mcts, MCTSAgent)
     assert (mcts.iterations, mcts.exploration, mcts.show) == (300, 1.0, "visits")
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from AI_Agent import AI_Agent
 from Episode import play_game, play_games
-from players.minimax import Minimax_Agent
+from players.minimax import MinimaxAgent
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
 from exact.solver import best_response, exact_outcome, minimax_value, safe_actions, worst_case
@@ -114,17 +114,17 @@ def test_course_fixture_plays_the_courses_moves(fixture_path):
 @pytest.mark.parametrize("style", ["fast", "greedy"])
 @pytest.mark.parametrize("side", [X, O])
 def test_minimax_agent_never_loses(style, side):
-    assert worst_case(Minimax_Agent(side, style=style)) == (0, None)
+    assert worst_case(MinimaxAgent(side, style=style)) == (0, None)
 
 
 def test_minimax_prefers_the_quickest_win():
     # X can win at once on row 0 or set up other wins; it takes the immediate win.
     state = State([[1, 1, 0], [-1, -1, 0], [1, 0, 0]], player=O)
-    assert Minimax_Agent(O).action_probs(state) == {(1, 2): 1.0}
+    assert MinimaxAgent(O).action_probs(state) == {(1, 2): 1.0}
 
 
 def test_greedy_minimax_is_the_best_unbeatable_reply_to_random():
-    outcome = exact_outcome(Random_Agent(X), Minimax_Agent(O, style="greedy"))
+    outcome = exact_outcome(Random_Agent(X), MinimaxAgent(O, style="greedy"))
     assert round(outcome["o_wins"], 6) == 0.916402 and outcome["x_wins"] == 0
 
 
@@ -170,7 +170,7 @@ def test_exact_outcome_rejects_what_is_no_distribution():
 @pytest.mark.parametrize("x_agent, o_agent", [
     (Random_Agent(X, seed=1), Random_Agent(O, seed=2)),
     (Random_Agent_Advanced(X, seed=3), Random_Agent(O, seed=4)),
-    (Random_Agent(X, seed=5), Minimax_Agent(O, seed=6)),
+    (Random_Agent(X, seed=5), MinimaxAgent(O, seed=6)),
 ])
 def test_sampled_games_agree_with_exact_probabilities(x_agent, o_agent):
     games = 20_000
@@ -183,7 +183,7 @@ def test_sampled_games_agree_with_exact_probabilities(x_agent, o_agent):
 
 
 def test_minimax_against_itself_draws():
-    moves, final = play_game(Minimax_Agent(X, seed=1), Minimax_Agent(O, seed=2), TicTacToe())
+    moves, final = play_game(MinimaxAgent(X, seed=1), MinimaxAgent(O, seed=2), TicTacToe())
     assert final.end_of_game not in (X_WON, O_WON) and len(moves) == 9
 
 

@@ -16,7 +16,7 @@ from training.report import exact_report
 from training.run import Run, make_learner
 from AI_Agent import AI_Agent
 from players.specs import make_agent
-from training.curves import BINS, CHECKPOINTS, EPSILON_POINTS, LearningCurve, checkpoint_epochs
+from training.curves import BINS, CHECKPOINTS, EPSILON_POINTS, LearningCurve, checkpoint_episodes
 from training.curves import exact_results
 from tables.files import load_table, save_table
 from exact.solver import is_unbeatable, worst_case
@@ -282,8 +282,8 @@ def test_binned_outcomes_are_the_learners_view():
 
 
 def test_checkpoints_are_spread_over_the_run():
-    assert checkpoint_epochs(0, 100, 4) == [0, 25, 50, 75, 100]
-    assert checkpoint_epochs(1000, 1010, 20) == list(range(1000, 1011))
+    assert checkpoint_episodes(0, 100, 4) == [0, 25, 50, 75, 100]
+    assert checkpoint_episodes(1000, 1010, 20) == list(range(1000, 1011))
 
 
 def test_the_figure_has_the_lectures_panels_with_the_recorded_data(tmp_path, capsys):

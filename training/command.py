@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import cli
 from AI_Agent import AI_Agent
 from Episode import learning_steps
-from training.loop import learn_from_games, train_loop
+from training.loop import learn_from_episodes, train_loop
 from training.options import Defaults, Variant, chosen_variant, parse_arguments
 from training.report import print_reports, test_games
 from training.rules import Rule
@@ -44,7 +44,7 @@ def main(trainer: Trainer, argv: list[str] | None) -> int:
     out_name = variant.out_name if variant and variant.out_name else trainer.defaults.out_name
     run = build_run(trainer.algorithm, trainer.title, args, out_name, update,
                     learns=variant.meta if variant else trainer.meta)
-    finished = train_loop(run, learn_from_games(run))
+    finished = train_loop(run, learn_from_episodes(run))
     if finished:
         test_games(run.agents[0], run.opponent, run.env, TEST_GAMES)
     print_reports(run.learners, run.paths)

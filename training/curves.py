@@ -34,7 +34,7 @@ OUTCOME_COLOURS = {"wins": "tab:green", "losses": "tab:red", "draws": "tab:gray"
 OPPONENT_COLOURS = {"random": "tab:blue", "advanced": "tab:orange"}
 
 
-def checkpoint_epochs(start: int, epochs: int, count: int = CHECKPOINTS) -> list[int]:
+def checkpoint_episodes(start: int, epochs: int, count: int = CHECKPOINTS) -> list[int]:
     """About ``count`` evenly spaced episode counts from ``start`` to ``epochs``, both included."""
     span = epochs - start
     return sorted({start + round(span * i / count) for i in range(count + 1)})
@@ -64,7 +64,7 @@ class LearningCurve:
         self.epochs = epochs
         self.title = title
         self.results = array("b")     # result code of every game, in order
-        self.due = set(checkpoint_epochs(start, epochs))
+        self.due = set(checkpoint_episodes(start, epochs))
         self.checkpoints: list[int] = []
         self.rates: list[list[dict[str, tuple[float, float, float]]]] = [[] for _ in learners]
         self.evaluate(start)

@@ -36,13 +36,13 @@ from training.options import is_self_play
 
 class NetworkLearner:
     """``agents`` (sharing ``learner.network``) learning by ``learner``; Adam's rate falls from
-    ``alpha`` to ``final_alpha`` over ``schedule_epochs`` episodes (a resumed run's plan)."""
+    ``alpha`` to ``final_alpha`` over ``schedule_episodes`` episodes (a resumed run's plan)."""
     noun = "network"
 
     def __init__(self, agents: list[DQNAgent], learner: DQNLearner, alpha: float,
-                 final_alpha: float, schedule_epochs: int) -> None:
+                 final_alpha: float, schedule_episodes: int) -> None:
         self.agents, self.learner = agents, learner
-        self.alpha, self.final_alpha, self.schedule_epochs = alpha, final_alpha, schedule_epochs
+        self.alpha, self.final_alpha, self.schedule_episodes = alpha, final_alpha, schedule_episodes
         self.meta: dict = {}
         self.losses: list[float] = []      # since the last progress note
 
@@ -51,7 +51,7 @@ class NetworkLearner:
         for agent in self.agents:
             learner.remember(learning_steps(moves, agent.player), final, agent.player)
         learner.set_learning_rate(learning_rate(self.alpha, self.final_alpha, epoch,
-                                                self.schedule_epochs))
+                                                self.schedule_episodes))
         self.losses += learner.catch_up()
 
     def save(self, path: str, episodes_done: int) -> None:

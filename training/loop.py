@@ -96,7 +96,7 @@ def run_episodes(learn: Callable[[int], State], side: int, start: int, epochs: i
         return epoch, stop.requested
 
 
-def learn_from_games(run: Run) -> Callable[[int], State]:
+def learn_from_episodes(run: Run) -> Callable[[int], State]:
     """``learn(epoch)``: one game of the run's players, then every learner learns from it;
     returns the final position."""
     x_agent, o_agent = run.seats
@@ -113,7 +113,7 @@ def learn_from_games(run: Run) -> Callable[[int], State]:
 
 def train_loop(run: Run, learn: Callable[[int], State], show_progress: bool = True) -> bool:
     """Train ``run`` by ``learn(epoch)`` (one episode, which returns its final position; e.g.
-    ``learn_from_games``) for the episodes ``run.start .. run.epochs-1``, then save
+    ``learn_from_episodes``) for the episodes ``run.start .. run.epochs-1``, then save
     every learner with its episode count and draw the learning curves into ``run.plot``. Prints
     the speed and where everything went.
 

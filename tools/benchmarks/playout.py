@@ -18,8 +18,8 @@ from time import perf_counter
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import cli  # noqa: E402  (the project root must be on the path first)
-from players.mcts import DEFAULT_ITERATIONS, MCTS_Agent  # noqa: E402
-from players.playout import DEFAULT_PNUM, Playout_Agent  # noqa: E402
+from players.mcts import DEFAULT_ITERATIONS, MCTSAgent  # noqa: E402
+from players.playout import DEFAULT_PNUM, PlayoutAgent  # noqa: E402
 from State import X, State  # noqa: E402
 
 PLAYOUT_TARGET = 50_000  # playouts/s from the empty board (issue 6)
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"runs per measurement; the median is printed (default {DEFAULT_RUNS})")
     args = parser.parse_args(argv)
 
-    playout_agent = Playout_Agent(X, pnum=DEFAULT_PNUM)
+    playout_agent = PlayoutAgent(X, pnum=DEFAULT_PNUM)
     playouts = len(State().legal_actions()) * DEFAULT_PNUM
     seconds = statistics.median(timed_search(playout_agent, args.runs))
     rate = playouts / seconds
@@ -53,14 +53,14 @@ def main(argv: list[str] | None = None) -> int:
           f"({playouts:,} playouts in {seconds:.3f} s, median of {args.runs}; "
           f"target {PLAYOUT_TARGET:,}: {verdict})")
 
-    mcts_agent = MCTS_Agent(X)
+    mcts_agent = MCTSAgent(X)
     seconds = statistics.median(timed_search(mcts_agent, args.runs))
     print(f"mcts:    {DEFAULT_ITERATIONS / seconds:>10,.0f} iterations/s from the empty board "
           f"(default {DEFAULT_ITERATIONS:,} iterations = {seconds:.3f} s a move, "
           f"median of {args.runs})")
 
-    for name, agent in (("playout:timelimit", Playout_Agent(X, timelimit=TIME_LIMIT)),
-                        ("mcts:time", MCTS_Agent(X, time=TIME_LIMIT))):
+    for name, agent in (("playout:timelimit", PlayoutAgent(X, timelimit=TIME_LIMIT)),
+                        ("mcts:time", MCTSAgent(X, time=TIME_LIMIT))):
         seconds = statistics.median(timed_search(agent, args.runs))
         verdict = "ok" if abs(seconds - TIME_LIMIT) <= TIME_TOLERANCE * TIME_LIMIT else "OFF"
         print(f"{name}={TIME_LIMIT}: a move takes {seconds:.3f} s, median of {args.runs} "

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import DQN_Trainer  # noqa: E402  (the project root must be on the path first)
 from training.dqn import build_network_run  # noqa: E402
 from training.dqn_options import parse_network_arguments  # noqa: E402
-from training.loop import learn_from_games, train_loop  # noqa: E402
+from training.loop import learn_from_episodes, train_loop  # noqa: E402
 
 # A good file: a short run with these flags (the shapes below are those of --hidden 64,64);
 # RESUME goes on from it, as --resume must, with the same --hidden.
@@ -38,7 +38,7 @@ def good_network(path: str) -> bytes:
     args = parse_network_arguments("hostile", "", DQN_Trainer.DEFAULTS, [*GOOD_RUN, "--out", path])
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         run = build_network_run(args, DQN_Trainer.DEFAULTS, "hostile")
-        train_loop(run, learn_from_games(run), show_progress=False)
+        train_loop(run, learn_from_episodes(run), show_progress=False)
     return Path(path).read_bytes()
 
 

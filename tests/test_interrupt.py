@@ -252,6 +252,20 @@ def test_resume_goes_on_only_the_way_the_table_was_learnt(tmp_path, made_by, res
     assert again.returncode == 0, again.stderr
     assert load_table(str(table))[2]["episodes_done"] == 600
 
+
+@pytest.mark.solved_only   # --resume needs the solved trainers
+def test_a_damaged_file_to_resume_is_named_as_damaged_not_as_one_to_force(tmp_path):
+    """--resume of a file that is no table says what is wrong with it, not "force it (--force)",
+    which would invite writing over the file the user wanted to go on from."""
+    table = tmp_path / "t.pth"
+    table.write_bytes(b"junk, not a table")
+    refused = subprocess.run([sys.executable, "MC_Trainer.py", "--resume", str(table), "--epochs",
+                              "600"], cwd=ROOT, capture_output=True, text=True)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "not a readable Q-table file" in refused.stderr and "--force" not in refused.stderr
+    assert table.read_bytes() == b"junk, not a table"
+
+
 def test_a_save_that_fails_after_training_keeps_the_table_and_says_where(tmp_path, monkeypatch,
                                                                            capsys):
     """A full disk at the end of a run: the trained table goes to a fallback file, named in the

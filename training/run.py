@@ -165,10 +165,10 @@ def build_run(algorithm: str, title: str, args: argparse.Namespace, out_name: st
     path = default_path(args, out_name)
     run = Run(learners, player2, env, table_paths(path, len(learners)), args.epochs,
               label=f"{algorithm} {symbol(side)}")
+    if args.resume:     # first: what is wrong with the file says more than "not a Q-table file"
+        run.start = resume_all(args.resume, learners, args.epochs, recorded)
     for where in run.paths:
         check_writable(where, force=args.force)
-    if args.resume:
-        run.start = resume_all(args.resume, learners, args.epochs, recorded)
     for learner in learners:
         side_name = symbol(learner.agent.player)
         learner.describe(describe_run(algorithm, side_name, args, run.start) | recorded)

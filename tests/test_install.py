@@ -182,3 +182,14 @@ def test_the_jupyterlab_the_notebook_opens_is_the_pinned_one():
     assert version.returncode == 0 and version.stdout.strip()[0].isdigit(), version.stderr
     extras = (ROOT / "requirements-extra.txt").read_text()
     assert f"jupyterlab=={version.stdout.strip()}" in extras.splitlines()
+
+
+def test_the_dqn_command_without_torch_says_which_extra_to_install(monkeypatch, capsys):
+    from tictactoe_rl import commands
+    monkeypatch.setattr(commands.importlib.util, "find_spec",
+                        lambda name: None if name == "torch" else object())
+    with pytest.raises(SystemExit) as stopped:
+        commands.train_dqn()
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "tictactoe-rl-course[dqn]" in error

@@ -3,6 +3,7 @@ scripts exactly as ``python SCRIPT`` runs it in a clone (same arguments, same ou
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import runpy
 import sys
@@ -39,6 +40,11 @@ def train_sarsa() -> None:
 
 def train_dqn() -> None:
     """``tictactoe-train-dqn``: the neural Q-function (DQN_Trainer.py, needs torch)."""
+    if importlib.util.find_spec("torch") is None:     # an extra: say how to get it
+        print("error: tictactoe-train-dqn needs torch: pip install 'tictactoe-rl-course[dqn]' (on "
+              "Linux without a GPU add --extra-index-url https://download.pytorch.org/whl/cpu)",
+              file=sys.stderr)
+        sys.exit(2)
     run_script("DQN_Trainer.py")
 
 

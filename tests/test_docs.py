@@ -95,8 +95,9 @@ def test_a_figure_typed_into_a_block_is_found_different_from_what_its_command_pr
     assert not docs_figures.replace(document, "dqn", printed, write=False)
 
 
-def check_figures(cost: str) -> None:
-    done = subprocess.run([sys.executable, "tools/docs_figures.py", "--check", "--cost", cost],
+def check_figures(cost: str, *only: str) -> None:
+    done = subprocess.run([sys.executable, "tools/docs_figures.py", "--check", "--cost", cost,
+                           *(["--only", *only] if only else [])],
                           cwd=ROOT, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
 
@@ -109,3 +110,10 @@ def test_the_instant_figures_are_what_their_commands_print():   # processes: the
 @pytest.mark.slow
 def test_the_figures_of_short_runs_are_what_their_commands_print():
     check_figures("seconds")
+
+
+@pytest.mark.slow      # about three minutes: the DQN's default run, the compared trainers, the check
+def test_the_figures_of_the_minute_long_runs_that_repeat_exactly_are_what_they_print():
+    """The benchmark and the search agents' tournaments vary with the machine; these do not (the
+    seconds and rates they print are left out of the comparison)."""
+    check_figures("minutes", "dqn", "compare", "selfcheck")

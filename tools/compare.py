@@ -89,11 +89,11 @@ def comparison(epochs: int, seed: int, opponent: str) -> str:
                     rows.append((name, against, measure(path, seconds)))
     lines = [f"{epochs:,} episodes per run, seed {seed}; exact results of the greedy tables "
              "(win / loss / draw, %)", "",
-             "| trainer | trained against | table | training s | vs random | vs advanced "
+             "| trainer | trained against | table | training | vs random | vs advanced "
              "| unbeatable |",
              "| --- | --- | --- | ---: | --- | --- | --- |"]
     for name, against, m in rows:
-        lines.append(f"| {name} | {against} | {symbol(m['side'])} | {m['seconds']:.1f} "
+        lines.append(f"| {name} | {against} | {symbol(m['side'])} | {m['seconds']:.1f} s "
                      f"| {percent(m['results']['random'])} | {percent(m['results']['advanced'])} "
                      f"| {'yes' if m['unbeatable'] else 'no'} |")
     rates = ", ".join(f"{name} {load_defaults(script).self_play.get('alpha', '-')}"

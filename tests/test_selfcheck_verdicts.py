@@ -326,3 +326,39 @@ def test_a_virtualenv_inside_the_students_folder_is_not_the_students_code(
     done = subprocess.run([str(folder / ".venv" / "bin" / "python"), "check.py", "--piece", "3"],
                           cwd=folder, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and ": passed (as X" in done.stdout, done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_every_case_gets_its_verdict_through_the_class_grader_too(students, tmp_path, chapter):
+    """The same hand-ins, graded as one class by ``tools/grade.py`` (the teacher's road): every
+    correct style earns its piece, every cheat and mistake earns nothing for it, and the note
+    carries the check's message."""
+    import csv
+
+    cases = {**{f"correct {name}": (case, True) for name, case in CORRECT.items()},
+             **{f"cheat {name}": (case, False) for name, case in CHEATS.items()},
+             **{f"mistake {name}": (case, False) for name, case in MISTAKES.items()}}
+    folders, names = tmp_path / "class", {}
+    folders.mkdir()
+    for number, (name, ((code, piece, wanted), right)) in enumerate(sorted(cases.items())):
+        made = hand_in(students, tmp_path / f"{number}", chapter, **dict(code))
+        names[name] = f"{number:02d}"
+        shutil.move(made, folders / names[name])
+    done = subprocess.run([sys.executable, str(Path(make_exercise.ROOT) / "tools" / "grade.py"),
+                           *sorted(map(str, folders.iterdir())), "--out", str(tmp_path / "report"),
+                           "--timeout", "300"], capture_output=True, text=True, timeout=3000)
+    assert done.returncode == 0, done.stderr[-3000:]
+    with open(tmp_path / "report" / "report.csv", newline="", encoding="utf-8") as stream:
+        rows = {row["name"]: row for row in csv.DictReader(stream)}
+    for name, ((code, piece, wanted), right) in cases.items():
+        row = rows[names[name]]
+        assert row["status"] == "graded", (name, row)
+        if right:
+            assert row[f"piece {piece}"] == "passed" and row[f"points {piece}"] != "0", (name, row)
+        else:
+            assert row[f"piece {piece}"] in ("failed", "flagged"), (name, row)
+            assert row[f"points {piece}"] == "0", (name, row)
+            # the box holds no shipped table (and takes no file a hand-in brings): a cheat that
+            # reaches for one fails there for want of it, in other words
+            if isinstance(wanted, str) and "shipped" not in wanted and "copy" not in code:
+                assert wanted[:60] in row["note"], (name, row["note"])

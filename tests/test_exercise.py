@@ -39,7 +39,7 @@ pytestmark = pytest.mark.slow   # generates the exercise and runs its commands: 
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 180
-WITHHELD = make_exercise.withheld_trainers(ROOT)   # the trainers the exercise does not use
+UNUSED_TRAINERS = make_exercise.unused_trainers(ROOT)   # the trainers the exercise does not use
 SUITE_TIMEOUT = 900          # the students' whole test suite
 REQUIRED = [piece.number for piece in PIECES if piece.required]
 STUB_LINES = 10              # the most comment lines a stub may have (heading and both languages)
@@ -241,7 +241,7 @@ def solution_regions() -> dict[str, list[tuple[stubs.Region, list[str]]]]:
     """Every marked solution of the solved repository with its lines, by file."""
     found = {}
     for name in make_exercise.tracked_files(ROOT):
-        if name.endswith(".py") and not make_exercise.teachers_only(name, WITHHELD):
+        if name.endswith(".py") and not make_exercise.teachers_only(name, UNUSED_TRAINERS):
             text = (ROOT / name).read_text(encoding="utf-8")
             lines = text.splitlines()
             regions = stubs.find_regions(name, text)
@@ -274,15 +274,15 @@ def test_a_trainer_the_exercise_does_not_use_stays_out_with_its_tests(tmp_path):
         (tmp_path / trainer).write_text("TRAINER = object()\n")
     (tmp_path / "tests" / "test_new.py").write_text("from New_Trainer import TRAINER\n")
     (tmp_path / "tests" / "test_mc.py").write_text("import MC_Trainer\n")
-    assert make_exercise.withheld_trainers(tmp_path) == {"New_Trainer.py", "tests/test_new.py"}
-    assert {"ExpectedSARSA_Trainer.py", "tests/test_expected_sarsa.py"} <= WITHHELD
-    assert not WITHHELD & set(make_exercise.EXERCISE_TRAINERS)
+    assert make_exercise.unused_trainers(tmp_path) == {"New_Trainer.py", "tests/test_new.py"}
+    assert {"ExpectedSARSA_Trainer.py", "tests/test_expected_sarsa.py"} <= UNUSED_TRAINERS
+    assert not UNUSED_TRAINERS & set(make_exercise.EXERCISE_TRAINERS)
 
 
 
 def test_every_tracked_file_is_there_and_the_tables_unchanged(exercise):
     expected = {name for name in make_exercise.tracked_files(ROOT)
-                if not make_exercise.teachers_only(name, WITHHELD)}
+                if not make_exercise.teachers_only(name, UNUSED_TRAINERS)}
     assert "tools/grading/results.py" not in expected and "check.py" in expected
     written = {str(p.relative_to(exercise)) for p in exercise.rglob("*") if p.is_file()}
     assert written == expected | set(make_exercise.STUDENTS_OWN)

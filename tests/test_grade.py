@@ -292,8 +292,10 @@ def test_files_deleted_by_a_submission_change_no_other_row(graded):
     if sealed(graded.done):      # its own copy is read-only to it too: it deletes nothing
         assert (graded.canary / "keep.txt").is_file(), "a submission deleted a teacher's folder"
     # Its code walks into the check's folders to delete them: the guard fails each piece for it
-    # (the folders are opened while the student's code runs), and no other row changes.
-    assert set(verdicts(oscar)) == {"failed"}, oscar
+    # (the folders are opened while the student's code runs), the grader flags them as not its
+    # own work, and no other row changes.
+    assert set(verdicts(oscar)) == {"flagged"}, oscar
+    assert "not the student's own work" in oscar["flags"] and oscar["total"] == "0"
     assert verdicts(graded.rows["alice"]) == ALL_PASS
 
 

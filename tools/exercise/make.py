@@ -44,7 +44,7 @@ from tools.exercise.students import (  # noqa: E402
 # the book's program), and the project's own CI is not the students'. The classroom notebook
 # draws learning curves, which only the solved trainer records. The benchmark times the solved
 # trainers (`make bench` is a teachers' target). Every other trainer and the tests that import
-# it stay out too (``withheld_trainers``).
+# it stay out too (``unused_trainers``).
 TEACHERS_ONLY = ("tools/exercise/", "tests/test_exercise.py",
                  "tests/test_selfcheck.py", "tests/test_selfcheck_verdicts.py",
                  "tests/test_selfcheck_forgery.py", "tests/test_selfcheck_styles.py",
@@ -67,7 +67,7 @@ COMPRESSED = ("selfcheck/reference.py",)
 
 # --- the whole repository ---------------------------------------------------------------------
 
-def withheld_trainers(root: Path) -> set[str]:
+def unused_trainers(root: Path) -> set[str]:
     """The trainers of the registry that the exercise does not use (e.g. Expected SARSA: with
     epsilon 0 it is Q-learning, the answer to piece 5), and the tests that import one: a new
     algorithm stays out of the students' version without being listed here."""
@@ -89,12 +89,11 @@ def imported_names(path: Path) -> set[str]:
     return names
 
 
-def teachers_only(name: str, withheld: set[str]) -> bool:
-    """Whether the tracked file ``name`` stays out of the students' version; ``withheld``: the
-    trainers and tests of ``withheld_trainers``."""
-    return name in withheld or any(name == entry or (entry.endswith("/") and
-                                                     name.startswith(entry))
-                                   for entry in TEACHERS_ONLY)
+def teachers_only(name: str, unused: set[str]) -> bool:
+    """Whether the tracked file ``name`` stays out of the students' version; ``unused``: the
+    trainers and tests of ``unused_trainers``."""
+    return name in unused or any(name == entry or (entry.endswith("/") and name.startswith(entry))
+                                 for entry in TEACHERS_ONLY)
 
 
 def tracked_files(root: Path) -> list[str]:
@@ -113,8 +112,8 @@ def build(root: Path, target: Path) -> list[Stub]:
     """Write the students' version of the repository ``root`` into the empty folder ``target``;
     return the stubs it made."""
     stubs: list[Stub] = []
-    withheld = withheld_trainers(root)
-    files = [name for name in tracked_files(root) if not teachers_only(name, withheld)]
+    unused = unused_trainers(root)
+    files = [name for name in tracked_files(root) if not teachers_only(name, unused)]
     for name in files:
         source, destination = root / name, target / name
         destination.parent.mkdir(parents=True, exist_ok=True)

@@ -87,7 +87,8 @@ def load_saved(path: str) -> dict:
 
 def check_own(table: dict, seen: set, episodes: int, who: str = "main") -> None:
     """``Failure`` unless ``table`` is one that updates from episodes holding the pairs ``seen``
-    can make: not a shipped table, nothing from one, no pair of a state that no episode met."""
+    can make: not a shipped table, nothing from one, no pair of a state that no episode met
+    (but with the value 0: setting every Q(s, a) to 0 first is the textbook's start)."""
     for name, shipped in shipped_tables():
         same = copied_values(table, shipped)
         if holds_copy(table, shipped):
@@ -95,7 +96,7 @@ def check_own(table: dict, seen: set, episodes: int, who: str = "main") -> None:
                           f"its {len(shipped):,} values, to the last digit): the table must be "
                           "the one your own updates produced, not a loaded or copied one")
     states = {pair[0] for pair in seen}
-    extra = [pair for pair in table if not _from(pair, seen, states)]
+    extra = [pair for pair, value in table.items() if value != 0 and not _from(pair, seen, states)]
     if extra:
         raise NotOwnWork(f"the table {who} saved holds {len(table):,} pairs, {len(extra):,} of them "
                       f"of positions that none of the {episodes:,} episodes it was given reached "

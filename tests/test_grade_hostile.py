@@ -211,18 +211,18 @@ def hostile(tmp_path_factory, exercise):
 def test_a_main_that_cheats_only_in_the_real_training_loses_its_piece(hostile):
     """Pieces 1-4 pass on the check's own episodes. In the real training X's main reads the
     check's code: piece 3 is flagged and earns nothing. O's main saves a table that cannot be
-    saved: piece 4 fails. The note says why, each in its own words."""
+    saved: a note says so, and piece 4 keeps what the check judged."""
     _, rows, _ = hostile
     padder = rows["padder"]
     assert verdicts(padder)[:2] == ["passed", "passed"] and padder["piece 5"] == "passed", padder
     assert padder["piece 3"] == "flagged" and padder["points 3"] == "0", padder
-    assert padder["piece 4"] == "failed" and padder["points 4"] == "0", padder
+    assert padder["piece 4"] == "passed", padder
     assert padder["flags"] == "the X training: not the student's own work", padder["flags"]
     note = padder["note"]
     assert "piece 3: the training of X with its main: your code reads the self-check's own code " \
         "(selfcheck/pieces.py)" in note, note
-    assert "piece 4: the training of O with its main: main raised ValueError: not saving" in note, note
-    assert padder["X vs random wins"] == "" and padder["total"] == str(30 + 30 + 10), padder
+    assert "the training of O with its main: main raised ValueError: not saving" in note, note
+    assert padder["X vs random wins"] == "" and padder["total"] == str(30 + 30 + 10 + 10), padder
 
 
 @pytest.mark.slow

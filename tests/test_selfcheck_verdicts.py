@@ -85,6 +85,14 @@ CORRECT = {
                              "            for legal in step[0].legal_actions():\n"
                              "                player.Q.setdefault((step[0], legal), 0.0)\n"))},
         3, ["passed (as X: 200,000 episodes, alpha 0.01, gamma 0.95, saved, test(100))"]),
+    # the textbook's start, Q(s, a) = 0 for all s, a: pairs no episode reaches, but worth 0
+    "every pair of the learner's positions set to 0 first": ({"main": a_main(before='''
+    from State import all_states
+    for state in all_states():
+        if state.player == player.player:
+            for legal in state.legal_actions():
+                player.Q[(state, legal)] = 0.0
+''')}, 3, ["passed (as X: 200,000 episodes, alpha 0.01, gamma 0.95, saved, test(100))"]),
     "its own gamma written as a number": ({"main": a_main(
         CHAPTER_LOOP.replace("G = gamma* G + reward", "G = 0.9 * G + reward"))},
         3, ["passed (as X: 200,000 episodes, alpha 0.01, gamma 0.9, saved, test(100))"]),
@@ -355,10 +363,15 @@ def test_every_case_gets_its_verdict_through_the_class_grader_too(students, tmp_
         assert row["status"] == "graded", (name, row)
         if right:
             assert row[f"piece {piece}"] == "passed" and row[f"points {piece}"] != "0", (name, row)
-        else:
-            assert row[f"piece {piece}"] in ("failed", "flagged"), (name, row)
-            assert row[f"points {piece}"] == "0", (name, row)
-            # the box holds no shipped table (and takes no file a hand-in brings): a cheat that
-            # reaches for one fails there for want of it, in other words
-            if isinstance(wanted, str) and "shipped" not in wanted and "copy" not in code:
-                assert wanted[:60] in row["note"], (name, row["note"])
+            assert row["flags"] == "", (name, row["flags"])
+            continue
+        # reaching into the check's code, or pairs made up: not the student's own work, flagged;
+        # every other cheat or mistake fails (a shipped table is not in the box to be copied)
+        flagged = "self-check's own code" in wanted or "positions that none of" in wanted
+        assert row[f"piece {piece}"] == ("flagged" if flagged else "failed"), (name, row)
+        assert row[f"points {piece}"] == "0", (name, row)
+        assert ("not the student's own work" in row["flags"]) == flagged, (name, row["flags"])
+        # the box holds no shipped table (and takes no file a hand-in brings): a cheat that
+        # reaches for one fails there for want of it, in other words
+        if "shipped" not in wanted and "copy" not in code:
+            assert wanted[:60] in row["note"], (name, row["note"])

@@ -15,8 +15,8 @@ A piece that passed although its function is still the issued stub (``Submission
 is "flagged": no honest check passes a function that always raises. So is a piece the check
 failed as not the student's own work (``not_own``: it reached into the check's code or a
 shipped table, or main saved a table its updates did not make). When the real training with the
-student's main failed, the piece whose main trained that side (3 for X, 4 for O) fails with the
-training's message -- flagged if the training was not the student's own work.
+student's main failed, the note says why; when it was not the student's own work, the piece whose
+main trained that side (3 for X, 4 for O) is flagged too.
 A table that holds one of the course's shipped tables is flagged, and the piece that trained it
 (3 for X, 4 for O) is "flagged" and earns nothing; so is one whose file is not the one the
 check judged (its bytes' SHA-256 is not the ``sha256`` of the verdict's ``training``). Every
@@ -133,15 +133,15 @@ def make_row(submission: Submission, outcome: Outcome, limits: Limits,
 
 
 def _training_failed(row: Row, side: str, failure: dict, private: Callable[[str], str]) -> None:
-    """The real training with the student's main failed (or was not its own work): the piece
-    that trained that side loses its pass, and the note says why."""
+    """The real training with the student's main failed: a note says why. When it was not the
+    student's own work, the piece that trained that side (if it passed) is flagged and earns
+    nothing; a run stopped at the check's time limit, or that ended without a table to measure,
+    costs nothing (the piece was judged on the check's own episodes)."""
     piece = TRAINED_BY[side]
     message = private(f"the training of {side} with its main: {failure['message']}")
-    if failure["not_own"]:
+    if failure["not_own"] and row.verdicts.get(piece) == PASSED:
         row.flags.append(f"the {side} training: not the student's own work")
         row.verdicts[piece], row.messages[piece] = FLAGGED, message
-    elif row.verdicts.get(piece) == PASSED:
-        row.verdicts[piece], row.messages[piece] = FAILED, message
     else:
         row.notes.append(message)
 

@@ -64,7 +64,7 @@ def imported_by(name: str) -> set[str]:
                 base = ".".join(parent + ([node.module] if node.module else []))
             for alias in node.names:
                 found |= with_packages(resolve(f"{base}.{alias.name}"))
-    return found - with_packages(name)
+    return found - {name}
 
 
 GRAPH = {name: imported_by(name) for name in MODULES}

@@ -203,21 +203,21 @@ def candidates(sealing: Sealing) -> list[Isolation]:
     # A user namespace lets an ordinary account make the others (as root inside it), and gives
     # its processes a count of their own. Root makes them without one -- unless it runs without
     # the capabilities (a container): then a user namespace may still be allowed.
-    found = []
-    for user in ((), USER_NAMESPACE) if root else (USER_NAMESPACE,):
-        counted = bool(user) and not root   # root's count holds all its processes
-        spaces = (*user, "--net", "--ipc", "--pid", "--fork", "--kill-child", "--mount-proc")
-        if all(tools.values()):
-            sealed = Isolation((*spaces, "--mount"), True, True, True, False, counted, tools,
-                               sealing)
-            if not user:
-                found.append(replace(sealed, accounts=True, own_count=True))
-            found.append(sealed)
-        found.append(Isolation(spaces, True, True, own_count=counted, tools=tools))
-    return found + [Isolation((*user, "--net"), True, own_count=bool(user) and not root,
-                              tools=tools)
-                    for user in (((), USER_NAMESPACE) if root else (USER_NAMESPACE,))] \
-        + [Isolation()]
+    users = ((), USER_NAMESPACE) if root else (USER_NAMESPACE,)
+    counted = not root          # a user namespace's count; root's holds all its processes
+
+    def spaces(user: tuple[str, ...]) -> tuple[str, ...]:
+        return (*user, "--net", "--ipc", "--pid", "--fork", "--kill-child", "--mount-proc")
+
+    sealed = [Isolation((*spaces(user), "--mount"), True, True, True, False, counted, tools,
+                        sealing) for user in users] if all(tools.values()) else []
+    if sealed and root:         # strongest: root's own namespaces and an account per box
+        sealed.insert(0, replace(sealed[0], accounts=True, own_count=True))
+    # sealed ones first, then namespaces without the read-only mounts, then the network alone
+    return (sealed + [Isolation(spaces(user), True, True, own_count=counted, tools=tools)
+                      for user in users]
+            + [Isolation((*user, "--net"), True, own_count=counted, tools=tools)
+               for user in users] + [Isolation()])
 
 
 def detect_isolation(run_dir: Path, sealing: Sealing = Sealing(),

@@ -22,7 +22,6 @@ REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # place for a user's own files, and its scripts are run as console commands.
 INSTALLED = os.path.basename(REPOSITORY) == "course" and \
     os.path.basename(os.path.dirname(REPOSITORY)) == "tictactoe_rl"
-MEASURE = "tictactoe-measure" if INSTALLED else "python Tester.py"   # how a user runs Tester.py
 # The project's version: every script's --version, and the installed package's metadata
 # (pyproject.toml reads it from here)
 VERSION = "1.0.0"
@@ -164,6 +163,12 @@ def own_file(relative: str) -> str:
     repository (``repository_file``), or, installed from a wheel, into the current folder
     (``my_Q_MC_X.pth``)."""
     return os.path.basename(relative) if INSTALLED else repository_file(relative)
+
+
+def measure_command() -> str:
+    """How the user runs Tester.py from the current folder: ``tictactoe-measure`` when installed
+    from a wheel, else ``python`` and its path (``python Tester.py`` in the repository)."""
+    return "tictactoe-measure" if INSTALLED else f"python {repository_file('Tester.py')}"
 
 
 def repository_file(relative: str) -> str:

@@ -32,22 +32,31 @@ COURSE = os.path.join(_HERE, "course") if os.path.isdir(os.path.join(_HERE, "cou
     else os.path.dirname(_HERE)
 
 
+def _below(path: str, folder: str) -> bool:
+    try:
+        return os.path.commonpath([folder, path]) == folder
+    except ValueError:      # another drive (Windows)
+        return False
+
+
 def _clashes() -> list[str]:
     """Modules already imported under a name of the course's own top-level modules or packages,
     but from somewhere else (a user's own ``envs`` or ``State.py``)."""
     names = {entry[:-3] if entry.endswith(".py") else entry for entry in os.listdir(COURSE)
              if entry.endswith(".py") or os.path.isfile(os.path.join(COURSE, entry, "__init__.py"))}
-    found = []
+    course, found = os.path.realpath(COURSE), []
     for name in sorted(names & set(sys.modules)):
-        where = getattr(sys.modules[name], "__file__", None) or ""
-        if not os.path.abspath(where).startswith(COURSE + os.sep):
+        module = sys.modules[name]
+        where = getattr(module, "__file__", None) or next(iter(getattr(module, "__path__", [])), "")
+        if not where or not _below(os.path.realpath(where), course):
             found.append(f"{name} ({where or 'built in'})")
     return found
 
 
-if _clashes():
+_CLASHES = _clashes()
+if _CLASHES:
     raise ImportError(f"tictactoe_rl: the course's modules keep their flat names, and these are "
-                      f"already imported from elsewhere: {', '.join(_clashes())}; rename yours "
+                      f"already imported from elsewhere: {', '.join(_CLASHES)}; rename yours "
                       f"or import tictactoe_rl first")
 if COURSE in sys.path:      # first, before the current folder too
     sys.path.remove(COURSE)

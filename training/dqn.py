@@ -76,7 +76,7 @@ class NetworkLearner:
         right, total = perfect_share(agent, agent.player)
         return (f"{exact_report(agent, path)}\n"
                 f"perfect moves: {right:,} of {total:,} {symbol(agent.player)} positions "
-                f"({right / total:.2%}); the others: {cli.MEASURE} --mistakes {path}")
+                f"({right / total:.2%}); the others: {cli.measure_command()} --mistakes {path}")
 
 
 def pick_device(choice: str) -> str:

@@ -84,7 +84,7 @@ def add_network_flags(parser: cli.Parser, defaults: NetworkDefaults) -> None:
         help=f"optimiser steps between copies into the target network (default: {defaults.sync})")
     add("--steps-per-update", type=cli.count, default=defaults.steps_per_update,
         help="new learning steps per optimiser step (default: "
-             f"{defaults.steps_per_update}: about one per episode against an opponent)")
+             f"{defaults.steps_per_update}; a game against an opponent has about four)")
     add("--device", choices=DEVICES, default="cpu",
         help="where the network computes: cpu, cuda, or auto (cuda when there is one) "
              "(default: cpu; a network this small is fastest there, and only there does "
@@ -99,7 +99,7 @@ def parse_network_arguments(prog: str, description: str, defaults: NetworkDefaul
     ``--opponent self`` changes the defaults to ``defaults.self_play`` (flags given still win);
     a missing ``--seed`` becomes a fresh one (printed and saved)."""
     saves = (f"trains one network that plays X and O, saved as "
-             f"Data/{defaults.out_name.format(side='self')}")
+             f"{cli.own_file('Data/' + defaults.out_name.format(side='self'))}")
     parser = build_parser(prog, description, defaults, saves, noun="network",
                           window="--epsilon-span runs")
     add_network_flags(parser, defaults)

@@ -86,7 +86,7 @@ def add_arguments(parser: cli.Parser, defaults: Defaults, noun: str = "table",
                   window: str = "the first half of the episodes") -> None:
     """The flags every trainer takes, with this trainer's defaults; ``noun``: what it saves,
     ``window``: what its epsilon falls over. The network's trainer adds its own flags."""
-    epochs, out = defaults.epochs, f"Data/{defaults.out_name.format(side='X')}"
+    epochs, out = defaults.epochs, cli.own_file(f"Data/{defaults.out_name.format(side='X')}")
     parser.add_argument("--side", choices=sorted(SIDES), default="X",
                         help="the side the agent learns to play (default: X)")
     parser.add_argument("--opponent", default="random", metavar="SPEC",
@@ -108,8 +108,8 @@ def add_arguments(parser: cli.Parser, defaults: Defaults, noun: str = "table",
                         help=f"random seed; the same seed gives the same {noun}, bit for bit "
                              "(default: a fresh one, printed)")
     parser.add_argument("--out", type=cli.path, default=None, metavar="PATH",
-                        help=f"where to save the {noun} (default: {out} in the repository for X, "
-                             "likewise for O)")
+                        help=f"where to save the {noun} (default: {out} for X, likewise for "
+                             "O)")
     parser.add_argument("--force", action="store_true",
                         help=f"let --out replace an existing file that is not a {noun}")
     parser.add_argument("--resume", type=cli.path, default=None, metavar="PATH",
@@ -150,7 +150,7 @@ def parse_arguments(prog: str, description: str, defaults: Defaults, argv: list[
     """Read a table trainer's command line (see the module's doc for how presets combine). A
     missing ``--seed`` becomes a fresh one, so every run can be repeated."""
     variants = variants or {}
-    pair = table_paths("Data/" + defaults.out_name.format(side="self"), 2)
+    pair = table_paths(cli.own_file("Data/" + defaults.out_name.format(side="self")), 2)
     parser = build_parser(prog, description, defaults, f"saves {pair[0]} and {pair[1]} (with "
                                                        "--out PATH: PATH with _X and _O added)")
     for flag, variant in variants.items():

@@ -23,7 +23,7 @@ def exact_report(agent, spec: str = "TABLE") -> str:
     value, line = worst_case(agent)
     lines.append("unbeatable: no sequence of opponent moves beats it" if value >= 0 else
                  f"can be beaten, e.g. by the line {' '.join(f'{r},{c}' for r, c in line)} "
-                 f"(see: {cli.MEASURE} --worst-case {shlex.quote(spec)})")
+                 f"(see: {cli.measure_command()} --worst-case {shlex.quote(spec)})")
     return "\n".join(lines)
 
 

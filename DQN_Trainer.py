@@ -60,7 +60,8 @@ DEFAULTS = NetworkDefaults(
     epsilon=DEFAULT_SCHEDULE,  # linear: from 1.0 towards 0.01 ...
     # ... over twice the run, so it ends at 0.5: the greedy policy is what is measured, and the
     # moves it does not play keep being tried, so their values do not drift up unchecked (with
-    # 1, epsilon reaching 0.01 at the end, X opened in the centre in 3 of 4 seeds: 98.96 %).
+    # 1, epsilon reaching 0.01 at the end, X opened in the centre in 3 of 4 seeds: 98.96 %,
+    # with 20,000 games and a batch of 256).
     epsilon_span=2.0,
     out_name="my_DQN_{side}.pt",
     # In self-play the opponent is the network itself, and it keeps changing: a move that beats

@@ -92,17 +92,18 @@ def check_own(table: dict, seen: set, episodes: int, who: str = "main") -> None:
     for name, shipped in shipped_tables():
         same = copied_values(table, shipped)
         if holds_copy(table, shipped):
-            raise NotOwnWork(f"the table {who} saved holds the shipped table {name} ({same:,} of "
-                          f"its {len(shipped):,} values, to the last digit): the table must be "
-                          "the one your own updates produced, not a loaded or copied one")
+            raise NotOwnWork(f"the table {who} saved holds the shipped table {name} ({same:,} "
+                             f"of its {len(shipped):,} values, to the last digit): the table "
+                             "must be the one your own updates produced, not a loaded or copied "
+                             "one")
     states = {pair[0] for pair in seen}
     extra = [pair for pair, value in table.items() if value != 0 and not _from(pair, seen, states)]
     if extra:
-        raise NotOwnWork(f"the table {who} saved holds {len(table):,} pairs, {len(extra):,} of them "
-                      f"of positions that none of the {episodes:,} episodes it was given reached "
-                      f"(they hold {len(seen):,} distinct pairs): a table made by its own "
-                      "updates has only pairs of its episodes' positions -- did it load or copy "
-                      "another table?")
+        raise NotOwnWork(f"the table {who} saved holds {len(table):,} pairs, {len(extra):,} of "
+                         f"them of positions that none of the {episodes:,} episodes it was given "
+                         f"reached (they hold {len(seen):,} distinct pairs): a table made by its "
+                         "own updates has only pairs of its episodes' positions -- did it load or "
+                         "copy another table?")
 
 
 def copied_values(table: dict, shipped: dict) -> int:

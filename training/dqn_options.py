@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import cli
 from neural.network import MAX_LAYERS, QNetwork
-from training.options import Defaults, build_parser, parse_with_presets
+from training.options import Defaults, build_parser, default_file, parse_with_presets
 
 DEVICES = ("cpu", "cuda", "auto")
 
@@ -99,7 +99,7 @@ def parse_network_arguments(prog: str, description: str, defaults: NetworkDefaul
     ``--opponent self`` changes the defaults to ``defaults.self_play`` (flags given still win);
     a missing ``--seed`` becomes a fresh one (printed and saved)."""
     saves = (f"trains one network that plays X and O, saved as "
-             f"{cli.own_file('Data/' + defaults.out_name.format(side='self'))}")
+             f"{default_file(defaults.out_name, 'self')}")
     parser = build_parser(prog, description, defaults, saves, noun="network",
                           window="--epsilon-span runs")
     add_network_flags(parser, defaults)

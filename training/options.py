@@ -47,6 +47,12 @@ class Variant:
     out_name: str | None = None   # its own default file, when its tables differ in kind
 
 
+def default_file(out_name: str, side: str) -> str:
+    """Where a trainer saves by default: ``Data/`` + ``out_name`` for ``side`` ("X", "O" or
+    "self"), in the repository (``cli.own_file``: the current folder when installed)."""
+    return cli.own_file("Data/" + out_name.format(side=side))
+
+
 def is_self_play(args: argparse.Namespace) -> bool:
     return args.opponent.strip().lower() == SELF_PLAY
 
@@ -86,7 +92,7 @@ def add_arguments(parser: cli.Parser, defaults: Defaults, noun: str = "table",
                   window: str = "the first half of the episodes") -> None:
     """The flags every trainer takes, with this trainer's defaults; ``noun``: what it saves,
     ``window``: what its epsilon falls over. The network's trainer adds its own flags."""
-    epochs, out = defaults.epochs, cli.own_file(f"Data/{defaults.out_name.format(side='X')}")
+    epochs, out = defaults.epochs, default_file(defaults.out_name, "X")
     parser.add_argument("--side", choices=sorted(SIDES), default="X",
                         help="the side the agent learns to play (default: X)")
     parser.add_argument("--opponent", default="random", metavar="SPEC",
@@ -150,7 +156,7 @@ def parse_arguments(prog: str, description: str, defaults: Defaults, argv: list[
     """Read a table trainer's command line (see the module's doc for how presets combine). A
     missing ``--seed`` becomes a fresh one, so every run can be repeated."""
     variants = variants or {}
-    pair = table_paths(cli.own_file("Data/" + defaults.out_name.format(side="self")), 2)
+    pair = table_paths(default_file(defaults.out_name, "self"), 2)
     parser = build_parser(prog, description, defaults, f"saves {pair[0]} and {pair[1]} (with "
                                                        "--out PATH: PATH with _X and _O added)")
     for flag, variant in variants.items():

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-import cli
 from AI_Agent import AI_Agent
 from Agent import Agent, seats
 from exploration.schedules import Schedule
@@ -23,7 +22,7 @@ from tables.files import check_writable
 from TicTacToe import TicTacToe
 from training.curves import LearningCurve
 from training.learners import Learner, TableLearner
-from training.options import SIDES, is_self_play, table_paths
+from training.options import SIDES, default_file, is_self_play, table_paths
 from training.rules import Rule
 
 
@@ -96,7 +95,7 @@ def make_opponent(spec: str, side: int, env: TicTacToe, seed: int | None):
 def default_path(args: argparse.Namespace, out_name: str) -> str:
     """Where the run saves: ``--out``, else the file it resumes, else ``Data/`` + ``out_name``."""
     side = "self" if is_self_play(args) else args.side
-    return args.out or args.resume or cli.own_file("Data/" + out_name.format(side=side))
+    return args.out or args.resume or default_file(out_name, side)
 
 
 def describe_run(algorithm: str, side: str, args: argparse.Namespace, episodes_done: int) -> dict:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from Agent import Agent
-from State import ALL_CELLS, EMPTY, WIN_LINES, State, position_of
+from Board import shape_of
+from State import EMPTY, State, position_of
 from TicTacToe import Action, TicTacToe
 
 # Winning/blocking cell per position (for its side to move): positions are shared objects, so this
@@ -12,16 +13,17 @@ _FORCED_MOVE_CACHE: dict[State, Action | None] = {}
 
 
 def completing_cell(state: State, mark: int) -> Action | None:
-    """The empty cell that completes a line holding two ``mark`` s, or ``None``.
+    """The empty cell that completes a line holding two ``mark`` s (on a bigger board: ``k - 1``
+    of them), or ``None``.
 
     Lines are scanned in the course's order: rows top to bottom, columns left to right, the main
     diagonal, then the anti-diagonal; the first such line decides.
     """
-    cells = state.cells
-    for line in WIN_LINES:
+    cells, shape = state.cells, shape_of(state)
+    for line in shape.win_lines:
         values = [cells[i] for i in line]
-        if values.count(mark) == 2 and values.count(EMPTY) == 1:
-            return ALL_CELLS[line[values.index(EMPTY)]]
+        if values.count(mark) == shape.k - 1 and values.count(EMPTY) == 1:
+            return shape.cells[line[values.index(EMPTY)]]
     return None
 
 

@@ -215,15 +215,15 @@ class Live_State:
         self.position = State() if position is None else position_of(position)
 
     def reset(self) -> State:
-        """Start again on the empty board, X to move; return that position."""
-        self.position = State()
+        """Start again on the empty board (of the same size), X to move; return that position."""
+        self.position = self.position.reset()
         return self.position
 
     def copy(self) -> State:
         """The position shown now: a ``State``, which never changes."""
         return self.position
 
-    board = property(lambda self: self.position.board, doc="3x3 numpy array of the cells.")
+    board = property(lambda self: self.position.board, doc="The cells as a numpy array, rows x cols.")
     cells = property(lambda self: self.position.cells, doc="The nine cells, row-major.")
     player = property(lambda self: self.position.player, doc="The side to move, 1 or -1.")
     end_of_game = property(lambda self: self.position.end_of_game,

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from numbers import Integral
 
-from State import ALL_CELLS, DRAW, O_WON, ONGOING, SIZE, X_WON, Live_State, State, position_of
+from Board import SHARED_CELLS, BoardShape, shape_of, start_position
+from State import DRAW, O_WON, ONGOING, X_WON, Live_State, State, position_of
 
 Action = tuple[int, int]
-# The cell tuples that ``legal_actions()`` hands out, by identity. An action that is one of these
-# very objects needs no check of its form; every other one (a list, numpy ints from np.where, a
-# float, ...) is checked in full.
-OWN_CELL_IDS = frozenset(map(id, ALL_CELLS))
+# The cell tuples that ``legal_actions()`` hands out (on every board), by identity. An action that
+# is one of these very objects needs no check of its form; every other one (a list, numpy ints
+# from np.where, a float, ...) is checked in full.
+OWN_CELL_IDS = frozenset(map(id, SHARED_CELLS.values()))
 
 # Reward of reaching a position, always from X's point of view.
 REWARD = {ONGOING: 0, X_WON: 1, O_WON: -1, DRAW: 0}
@@ -33,10 +34,25 @@ class TicTacToe:
     ``State``). ``next_state`` is pure: it returns the new position and never touches the one it
     is given. Every method that takes a state takes a position or the live game.
     An illegal action raises ``ValueError`` saying which action and why.
+
+    Bigger boards: ``TicTacToe(board=BoardShape(4, 4, 4))`` plays four in a row on 4x4 (any
+    m,n,k-game up to 5x5, see ``boards``); ``env.shape`` is the board, 3x3 k=3 by default.
     """
 
-    def __init__(self, state: State | Live_State | None = None) -> None:
+    def __init__(self, state: State | Live_State | None = None, *,
+                 board: BoardShape | None = None) -> None:
+        if state is None and board is not None:
+            state = start_position(board)
         self._live = Live_State(state)
+        self._shape = shape_of(self._live)
+        if board is not None and self._shape != board:
+            raise ValueError(f"the position is on a {self._shape.name} board, not {board.name}")
+
+    @property
+    def shape(self) -> BoardShape:
+        """The board the game is played on: rows, columns and k in a row (3x3 k=3 unless
+        ``board`` said otherwise)."""
+        return self._shape
 
     @property
     def state(self) -> Live_State:
@@ -45,7 +61,11 @@ class TicTacToe:
 
     @state.setter
     def state(self, state: State | Live_State) -> None:
-        self._live.position = position_of(state)
+        position = position_of(state)
+        if shape_of(position) != self._shape:
+            raise ValueError(f"a position of a {shape_of(position).name} board cannot be played "
+                             f"on this {self._shape.name} game")
+        self._live.position = position
 
     @property
     def position(self) -> State:
@@ -71,8 +91,11 @@ class TicTacToe:
                 isinstance(v, Integral) and not isinstance(v, bool) for v in action):
             return "an action must be a pair of ints (row, col)"
         row, col = int(action[0]), int(action[1])
-        if not (0 <= row < SIZE and 0 <= col < SIZE):
-            return "it is off the board (row and col go from 0 to 2)"
+        rows, cols = self.shape.rows, self.shape.cols
+        if not (0 <= row < rows and 0 <= col < cols):
+            if rows == cols:
+                return f"it is off the board (row and col go from 0 to {rows - 1})"
+            return f"it is off the board (row goes from 0 to {rows - 1}, col from 0 to {cols - 1})"
         if state.end_of_game != ONGOING:
             return "the game is already over"
         if (row, col) in state.children():

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import cli
-from boards.shape import BoardShape
+from Board import BoardShape
 from boards.solver import Solver
 from tables.files import write_atomically
 

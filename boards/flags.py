@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 import cli
-from boards.shape import BoardShape
+from Board import BoardShape
 
 
 def add_board_flags(parser: argparse.ArgumentParser) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from operator import or_
 
-from boards.shape import BoardShape
+from Board import BoardShape
 
 _CHUNK_BITS = 16  # a lookup table covers at most this many bits of a key (2**16 entries)
 

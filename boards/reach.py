@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from boards.keys import canonical_of
-from boards.shape import BoardShape
+from Board import BoardShape
 
 # The exact tools remember every position they walk: on 3x3 a State with its children takes about
 # 600 bytes and a cold exact evaluation about 15 microseconds a position, more on larger boards.

@@ -19,7 +19,7 @@ from tqdm import tqdm
 import cli
 from boards.cache import CACHE_FOLDER, Solution, cache_path, solve_board
 from boards.flags import add_board_flags, board_from
-from boards.shape import BoardShape
+from Board import BoardShape
 
 VALUE_WORDS = {1: "win for X", 0: "draw", -1: "win for O"}
 _MOVE_LETTERS = {1: "W", 0: "D", -1: "L"}  # from X's view

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from boards.keys import canonical_of
-from boards.shape import BoardShape, Position
+from Board import BoardShape, Position
 
 PROGRESS_EVERY = 1 << 16  # positions searched between calls of the progress callback
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from boards.reach import EXACT_LIMIT, count_reachable, exact_fits
-from boards.shape import TIC_TAC_TOE, BoardShape
+from Board import TIC_TAC_TOE, BoardShape
 from boards.solver import Solver
 from exact.symmetry import TRANSFORMS, state_images
 from State import ALL_CELLS, WIN_LINES, all_states

@@ -9,7 +9,7 @@ import pytest
 import boards.cache
 import boards.solver
 from boards.cache import cache_path, solve_board
-from boards.shape import BoardShape
+from Board import BoardShape
 from tests.conftest import ROOT
 
 SHAPE = BoardShape(3, 4, 3)

@@ -27,7 +27,7 @@ import cli  # noqa: E402  (the project root must be on the path first)
 from boards.cache import cache_path, solve_board  # noqa: E402
 from boards.keys import canonical_of  # noqa: E402
 from boards.reach import EXACT_LIMIT, count_reachable  # noqa: E402
-from boards.shape import BoardShape  # noqa: E402
+from Board import BoardShape  # noqa: E402
 from boards.solve import VALUE_WORDS  # noqa: E402
 from boards.solver import Solver  # noqa: E402
 

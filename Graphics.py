@@ -4,8 +4,13 @@ This file only draws: it never decides whose turn it is or who has won (that is 
 and ``Game.py``). ``Game.py`` describes what to show in a ``View`` and calls ``Graphics.draw``.
 
 The window has three bands: a header (whose turn it is or who won, and the running score), the
-board (a square, as large as fits), and a footer (the keys). ``resize`` lays them out again for a
-new window size; ``calc_row_col`` maps a mouse position to a cell of the current layout.
+board (as large as fits, every cell the same whole number of pixels), and a footer (the keys).
+``resize`` lays them out again for a new window size; ``calc_row_col`` maps a mouse position to a
+cell of the current layout.
+
+Any board of ``Board.py`` is drawn -- Tic-Tac-Toe's 3x3, 4x4 with four in a row, 3x5, ... up to
+5x5: the layout is for ``graphics.shape``, and ``draw`` switches to the board of the position it is
+given (``shape_of``), so the course's ``graphics(state)`` shows any position as it is.
 
 The course's own scripts use it directly: ``from Graphics import *`` gives ``Graphics`` and
 ``FPS``; ``graphics = Graphics()`` opens the window, ``graphics(state)`` shows a state in it.
@@ -31,7 +36,8 @@ import pygame
 from gui import paint
 from gui.display import open_window
 from gui.values import Overlay, best_cells, format_value, shown_values
-from State import DRAW, EMPTY, SIZE, WIN_LINES, X, State, symbol
+from Board import TIC_TAC_TOE, BoardShape, shape_of
+from State import DRAW, EMPTY, X, Live_State, State, symbol
 
 Action = tuple[int, int]
 
@@ -46,7 +52,7 @@ MIN_HEADER, MIN_FOOTER = 60, 26   # pixels: below this the text would be too sma
 MARK_INSET = 0.22        # X and O keep this share of the cell free on each side
 MARK_WIDTH = 0.09        # stroke of X and O
 WIN_WIDTH = 0.06         # the line through a win
-GRID_WIDTH = 0.014       # grid lines, relative to the board side
+GRID_WIDTH = 0.014       # grid lines, relative to the board's longer side
 CHOICE_BORDER = 0.025    # outline of the computer's choice, relative to the cell
 NUMBER_SIZE = 0.24       # overlay numbers, relative to the cell
 TEXT_ROOM = 0.94         # text keeps within this share of the window's (or a cell's) width
@@ -72,26 +78,31 @@ def status_line(state: State) -> str:
     return f"{symbol(state.player)} to move"
 
 
-def winning_line(state: State) -> tuple[Action, Action] | None:
-    """The two end cells of the line of three that won the game, or ``None`` (no winner)."""
-    cells = state.cells
-    for a, b, c in WIN_LINES:
-        if cells[a] != EMPTY and cells[a] == cells[b] == cells[c]:
-            return divmod(a, SIZE), divmod(c, SIZE)
+def winning_line(state: State | Live_State) -> tuple[Action, Action] | None:
+    """The two end cells of the line of ``k`` that won the game -- the first complete one in the
+    board's ``win_lines`` order -- or ``None`` (no winner). The ends are the same cell when k=1."""
+    shape, cells = shape_of(state), state.cells
+    for line in shape.win_lines:
+        first = cells[line[0]]
+        if first != EMPTY and all(cells[i] == first for i in line):
+            return shape.cell(line[0]), shape.cell(line[-1])
     return None
 
 
 class Graphics:
-    """Layout and drawing for a window of ``size`` pixels (width, height).
+    """Layout and drawing of the board ``shape`` (3x3 k=3 unless told) in a window of ``size``
+    pixels (width, height).
 
     ``Graphics()`` opens that window, as the course's scripts expect, and ``graphics(state)``
     shows a state in it. ``Game.py`` makes its own window and passes ``window=False``: ``draw``
     paints onto any ``pygame.Surface`` (the window, or an image).
     """
 
-    def __init__(self, size: tuple[int, int] = DEFAULT_SIZE, window: bool = True) -> None:
+    def __init__(self, size: tuple[int, int] = DEFAULT_SIZE, window: bool = True,
+                 shape: BoardShape = TIC_TAC_TOE) -> None:
         pygame.font.init()
         self._fonts: dict[int, pygame.font.Font] = {}
+        self.shape = shape
         self.resize(size)
         self.screen: pygame.Surface | None = None
         if window:
@@ -119,12 +130,19 @@ class Graphics:
         margin = round(min(width, height) * MARGIN_SHARE)
         free = pygame.Rect(margin, self.header.bottom + margin, width - 2 * margin,
                            self.footer.top - self.header.bottom - 2 * margin)
-        # A side divisible by 3 gives every cell the same whole number of pixels.
-        side = min(free.width, free.height) // SIZE * SIZE
-        self.board = pygame.Rect(0, 0, side, side)
+        # Sides divisible by the columns and the rows give every cell the same whole number of
+        # pixels; a board that is not square fits the free area by its tighter direction.
+        rows, cols = self.shape.rows, self.shape.cols
+        self.cell = min(free.width // cols, free.height // rows)
+        self.board = pygame.Rect(0, 0, self.cell * cols, self.cell * rows)
         self.board.center = free.center
-        self.cell = side // SIZE
         return self.size
+
+    def set_shape(self, shape: BoardShape) -> None:
+        """Lay the window out for the board ``shape`` (at the same size), if it is another."""
+        if shape != self.shape:
+            self.shape = shape
+            self.resize(self.size)
 
     def cell_rect(self, action: Action) -> pygame.Rect:
         """The pixels of cell ``(row, col)``."""
@@ -141,7 +159,9 @@ class Graphics:
 
     # --- drawing ---------------------------------------------------------------------------------
     def draw(self, surface: pygame.Surface, view: View) -> None:
-        """Paint ``view`` onto ``surface`` (which should have this layout's size)."""
+        """Paint ``view`` onto ``surface`` (which should have this layout's size), laid out for
+        the board of ``view.state`` from now on."""
+        self.set_shape(shape_of(view.state))
         surface.fill(paint.BACKGROUND)
         self._draw_header(surface, view)
         self._draw_cells(surface, view)
@@ -181,11 +201,14 @@ class Graphics:
             pygame.draw.rect(surface, paint.CHOICE, rect, border)
 
     def _draw_grid(self, surface: pygame.Surface) -> None:
-        width = max(2, round(self.board.width * GRID_WIDTH))
-        for i in range(1, SIZE):
-            offset = i * self.cell - width // 2
+        # One weight for every board in the same window: relative to the longer side.
+        width = max(2, round(max(self.board.size) * GRID_WIDTH))
+        for col in range(1, self.shape.cols):
+            offset = col * self.cell - width // 2
             surface.fill(paint.GRID, (self.board.left + offset, self.board.top, width,
                                       self.board.height))
+        for row in range(1, self.shape.rows):
+            offset = row * self.cell - width // 2
             surface.fill(paint.GRID, (self.board.left, self.board.top + offset, self.board.width,
                                       width))
 
@@ -195,7 +218,7 @@ class Graphics:
         for index, value in enumerate(view.state.cells):
             if value == EMPTY:
                 continue
-            action = divmod(index, SIZE)
+            action = self.shape.cell(index)
             rect = self.cell_rect(action)
             inner = rect.inflate(-2 * inset, -2 * inset)
             if value == X:
@@ -211,8 +234,11 @@ class Graphics:
         if ends is None:
             return
         start, end = (self.cell_rect(action).center for action in ends)
-        # Reach a little past the outer cells' centres so the line spans the three marks.
+        # Reach a little past the outer cells' centres so the line spans all k marks; a line of
+        # one cell (k=1) is a short stroke across its mark.
         dx, dy = end[0] - start[0], end[1] - start[1]
+        if dx == dy == 0:
+            dx = 1
         reach = self.cell * 0.3 / math.hypot(dx, dy)
         start = (start[0] - dx * reach, start[1] - dy * reach)
         end = (end[0] + dx * reach, end[1] + dy * reach)

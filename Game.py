@@ -4,10 +4,12 @@
     python Game.py --x human --o Data/Q_MC_O.pth       # you play X
     python Game.py --x Data/Q_MC_X.pth --o advanced    # watch two computer players
     python Game.py --x human --o human                 # two people, one mouse
+    python Game.py --board 4x4 --k 4                   # four in a row on 4x4: advanced against you
 
 Click an empty cell to move. R starts a new game, H shows what the computer thinks of each empty
 cell (its Q-values, or its move probabilities; they stay up after its move until the next move or
-key), Esc, Ctrl-C or closing the window quits.
+key), Esc, Ctrl-C or closing the window quits. ``--board``/``--k`` play any board up to 5x5; the
+shipped X table knows 3x3 only, so on any other board X is ``advanced`` unless ``--x`` says so.
 """
 
 from __future__ import annotations
@@ -23,9 +25,12 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 
 import cli
+from Board import TIC_TAC_TOE, BoardShape
+from boards.flags import add_board_flags, board_from
 from Graphics import DEFAULT_SIZE, TITLE, Graphics, View
 from gui import captions
 from gui.display import NoDisplay, open_window, save_screenshot, screenshot_problem
+from gui.loop import RESIZE_EVENTS, event_loop
 from gui.thinking import Thinking
 from gui.values import Overlay
 from Human_Agent import LEFT_BUTTON, Human_Agent
@@ -37,14 +42,15 @@ from TicTacToe import Action, TicTacToe
 DEFAULT_TABLE = "Data/Q_MC_X.pth"
 DEFAULT_X = os.path.join(os.path.dirname(os.path.abspath(__file__)), *DEFAULT_TABLE.split("/"))
 DEFAULT_O = "human"
+OTHER_BOARD_X = "advanced"   # X on any board but 3x3 k=3, which the shipped table does not fit
 DEFAULT_DELAY = 1.5      # seconds a finished game stays on screen
 HUMAN_PAUSE = 1.0        # ... and at least this long when a person plays, even with --delay 0
 THINK_SHARE = 1 / 3      # the computer's pause before a move, as a share of the delay
-FRAMES_PER_SECOND = 30   # how often the window looks for events; it draws only what changed
-RESIZE_EVENTS = (pygame.VIDEORESIZE, pygame.WINDOWSIZECHANGED)
-# Events after which the window must be painted again although the game did not change.
-REDRAW_EVENTS = (*RESIZE_EVENTS, pygame.VIDEOEXPOSE, pygame.WINDOWEXPOSED, pygame.WINDOWSHOWN,
-                 pygame.WINDOWRESTORED)
+
+
+def default_x(board: BoardShape) -> str:
+    """X's player when none is named: the shipped table on 3x3 k=3, ``OTHER_BOARD_X`` elsewhere."""
+    return DEFAULT_X if board == TIC_TAC_TOE else OTHER_BOARD_X
 
 
 class Game:
@@ -55,6 +61,9 @@ class Game:
     next game when it is time, ``render()`` draws. ``run()`` repeats these until the window is
     closed or ``games`` games have been played.
 
+    The games are on ``board``; ``x_spec`` defaults to ``default_x(board)``. A table or network
+    of another board is refused with a one-line ``ValueError``.
+
     The rules live in ``TicTacToe``: every move goes through ``env.move``, which refuses illegal
     ones, and only the player to move is asked for a move, so nobody moves out of turn or twice and
     a finished game never changes. A click reaches the board in one step: ``handle`` asks
@@ -63,13 +72,14 @@ class Game:
     the window and quitting never waits for it; ``background=False`` asks them directly (tests).
     """
 
-    def __init__(self, x_spec: str = DEFAULT_X, o_spec: str = DEFAULT_O, seed: int | None = None,
-                 delay: float = DEFAULT_DELAY, games: int | None = None,
+    def __init__(self, x_spec: str | None = None, o_spec: str = DEFAULT_O,
+                 seed: int | None = None, delay: float = DEFAULT_DELAY, games: int | None = None,
                  size: tuple[int, int] = DEFAULT_SIZE, clock: Callable[[], float] = time.monotonic,
-                 background: bool = True) -> None:
-        self.env = TicTacToe()
-        self.graphics = Graphics(size, window=False)
-        self.specs = {X: x_spec, O: o_spec}
+                 background: bool = True, board: BoardShape = TIC_TAC_TOE) -> None:
+        self.env = TicTacToe(board=board)
+        # laid out for the board from the start: a click may come before the first frame
+        self.graphics = Graphics(size, window=False, shape=board)
+        self.specs = {X: default_x(board) if x_spec is None else x_spec, O: o_spec}
         self.agents = {side: make_agent(spec, side, self.env, graphics=self.graphics,
                                         seed=None if seed is None else f"{seed}:{symbol(side)}")
                        for side, spec in self.specs.items()}
@@ -215,7 +225,8 @@ class Game:
         """Open the window: ``NoDisplay`` if it could only be unseen, ``pygame.error`` if SDL
         cannot open one."""
         players = f"{captions.label(self, X)} against {captions.label(self, O)}"
-        self.screen = open_window(self.graphics.size, f"{TITLE}: {players}", resizable=True)
+        title = TITLE if self.env.shape == TIC_TAC_TOE else f"{TITLE} {self.env.shape.name}"
+        self.screen = open_window(self.graphics.size, f"{title}: {players}", resizable=True)
 
     def close(self) -> None:
         """Close the window and abandon any computer move still being worked out."""
@@ -230,21 +241,7 @@ class Game:
         game changed or the window asks to be painted."""
         if self.screen is None:
             self.open_window()
-        frame_clock = pygame.time.Clock()
-        shown: View | None = None
-        while self.running:
-            events = pygame.event.get()
-            for event in events:
-                self.handle(event)
-            self.step()
-            view = self.view()
-            if view != shown or any(event.type in REDRAW_EVENTS for event in events):
-                self.graphics.draw(self.screen, view)
-                pygame.display.flip()
-                shown = view
-            # Clock.tick sleeps till the next frame: idle, the process waits here. (pygame's
-            # event.wait looks for events every millisecond inside, which costs more while idle.)
-            frame_clock.tick(FRAMES_PER_SECOND)
+        event_loop(self)   # gui/loop.py
         return self.games_finished
 
 
@@ -256,10 +253,11 @@ def main(argv: list[str] | None = None) -> int:
                                "H shows the computer's values on the board (they stay up after "
                                "its move until the next move or key), Esc, Ctrl-C or "
                                "closing the window quits.")
-    parser.add_argument("--x", default=DEFAULT_X, metavar="SPEC",
+    parser.add_argument("--x", default=None, metavar="SPEC",
                         help=f"who plays X: human, random, advanced, minimax, playout, mcts, a "
                              f"Q-table path or a DQN network (dqn:PATH) (default: {DEFAULT_TABLE} "
-                             "beside Game.py)")
+                             f"beside Game.py on 3x3 k=3; {OTHER_BOARD_X} on any other board, as "
+                             "that table is for 3x3 only)")
     parser.add_argument("--o", default=DEFAULT_O, metavar="SPEC",
                         help=f"who plays O, likewise (default: {DEFAULT_O})")
     parser.add_argument("--games", type=cli.count, default=None, metavar="N",
@@ -268,14 +266,17 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"seconds a finished game stays on screen (at least {HUMAN_PAUSE:g} "
                              f"when a person plays); the computer pauses a third of this before "
                              f"each move (default: {DEFAULT_DELAY}; 0 = full speed)")
+    add_board_flags(parser)
     parser.add_argument("--seed", type=cli.seed, default=None, metavar="N",
                         help="random seed for the computer players (default: a fresh one)")
     parser.add_argument("--screenshot", type=cli.path, default=None, metavar="PATH",
                         help="save the window as a PNG image when the game closes")
     args = parser.parse_args(argv)
+    board = board_from(args)
     if args.screenshot is not None and (problem := screenshot_problem(args.screenshot)):
         parser.error(f"--screenshot: {problem}")
-    game = Game(args.x, args.o, seed=args.seed, delay=args.delay, games=args.games)
+    # A table or network of another board raises a one-line ValueError here: cli.run shows it.
+    game = Game(args.x, args.o, seed=args.seed, delay=args.delay, games=args.games, board=board)
     interrupted = False
     try:
         try:

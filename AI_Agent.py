@@ -105,7 +105,7 @@ class AI_Agent(Agent):
         """Save the table, its side and ``self.meta`` (how it was trained) in ``torch.save``'s
         format. If that fails, the table is kept in a fallback file and ``tables.files.NotSaved``
         (a ``ValueError``) names it in one line."""
-        save_or_keep(path, self.Q, self.player, self.meta)
+        save_or_keep(path, self.Q, self.player, self.meta, board=self.env.shape)
 
     def load_Q(self, path: str) -> None:
         """Load a table saved by ``save_Q`` (or by the course's original code) for this side.
@@ -114,6 +114,6 @@ class AI_Agent(Agent):
         ``Q = player1.Q``) sees it. Raises ``tables.files.TableError`` (a ``ValueError``) naming the
         file and the problem; ``self.Q`` is then left as it was.
         """
-        table, _, self.meta = load_table(path, side=self.player)
+        table, _, self.meta = load_table(path, side=self.player, board=self.env.shape)
         self.Q.clear()
         self.Q.update(table)

@@ -327,7 +327,9 @@ def intern(shape: BoardShape, cells: tuple[int, ...], player: int) -> BoardState
 
 def start_position(shape: BoardShape = TIC_TAC_TOE) -> State:
     """The empty board of ``shape``, X to move: the course's ``State()`` on 3x3 k=3."""
-    return State() if shape == TIC_TAC_TOE else intern(shape, (EMPTY,) * shape.size, X)
+    if shape is TIC_TAC_TOE or shape == TIC_TAC_TOE:   # "is": the common case, without a compare
+        return State()
+    return intern(shape, (EMPTY,) * shape.size, X)
 
 
 def shape_of(state: State | Live_State) -> BoardShape:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from Board import start_position
 from State import DRAW, O, O_WON, ONGOING, X, X_WON, State
 from TicTacToe import Action, TicTacToe
 
@@ -10,13 +11,13 @@ Move = tuple[State, Action, int]  # position before the move, the move, its rewa
 
 def play_game(x_agent, o_agent, env: TicTacToe, state: State | None = None,
               epoch: int | None = None) -> tuple[list[Move], State]:
-    """Play from ``state`` (default: the empty board) until the game ends.
+    """Play from ``state`` (default: the empty board of ``env``) until the game ends.
 
     Each agent is asked ``get_action(state, epoch)`` on its turn. Returns every move as
     ``(state before, action, reward)`` and the final position.
     """
     agents = {X: x_agent, O: o_agent}
-    state = state if state is not None else State()
+    state = state if state is not None else start_position(env.shape)
     moves: list[Move] = []
     while state.end_of_game == ONGOING:
         action = agents[state.player].get_action(state, epoch)

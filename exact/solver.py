@@ -137,10 +137,10 @@ def side_result(outcome: Outcome, side: int) -> tuple[float, float, float]:
     return wins, losses, outcome["draws"]
 
 
-def exact_result(agent, opponent) -> tuple[float, float, float]:
+def exact_result(agent, opponent, state: State | None = None) -> tuple[float, float, float]:
     """``(P(win), P(loss), P(draw))`` of ``agent`` against ``opponent`` (who plays the other
-    side), from ``agent``'s point of view, computed exactly."""
-    return side_result(exact_outcome(*seats(agent, opponent)), agent.player)
+    side) from ``state`` (default: the empty board), from ``agent``'s point of view, exactly."""
+    return side_result(exact_outcome(*seats(agent, opponent), state), agent.player)
 
 
 def best_response(opponent, unbeatable: bool = False,

@@ -7,6 +7,7 @@ times over: an update of ``(state, action)`` is also an update of each of its im
 
 from __future__ import annotations
 
+from Board import BoardState, intern
 from State import ALL_CELLS, SIZE, State
 from TicTacToe import Action
 
@@ -80,9 +81,25 @@ def images(state: State, action: Action) -> tuple[tuple[State, Action], ...]:
     symmetries, itself first. A symmetric position gives fewer than eight."""
     key = (state, action)
     found = _IMAGE_CACHE.get(key)
-    if found is None:
+    if found is None and isinstance(state, BoardState):
+        found = _IMAGE_CACHE[key] = board_images(state, action)
+    elif found is None:
         cell = action[0] * SIZE + action[1]
         distinct = dict.fromkeys((image, ALL_CELLS[transform[cell]])
                                  for image, transform in zip(state_images(state), TRANSFORMS))
         found = _IMAGE_CACHE[key] = tuple(distinct)
     return found
+
+
+def board_images(state: BoardState, action: Action) -> tuple[tuple[State, Action], ...]:
+    """``images`` on a bigger board: under its own symmetries (``BoardShape.symmetries``: eight on
+    a square board, four on any other)."""
+    shape, cells = state.shape, state.cells
+    cell = shape.index(*action)
+    found = {}
+    for move in shape.symmetries:
+        image = [0] * shape.size
+        for source, target in enumerate(move):
+            image[target] = cells[source]
+        found.setdefault((intern(shape, tuple(image), state.player), shape.cells[move[cell]]))
+    return tuple(found)

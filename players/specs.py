@@ -14,8 +14,10 @@ import os
 
 from AI_Agent import AI_Agent
 from Agent import Agent
+from Board import TIC_TAC_TOE
 from players.mcts import MCTSAgent
 from players.minimax import MinimaxAgent
+from boards.perfect import PerfectAgent
 from players.playout import PlayoutAgent
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
@@ -104,6 +106,8 @@ def make_agent(spec: str, player: int, env: TicTacToe | None = None, seed: int |
                             "here pick a computer agent (random, advanced, minimax, or a Q-table)")
         from Human_Agent import Human_Agent
         cls = Human_Agent
+    elif name == "minimax" and env.shape != TIC_TAC_TOE:
+        cls = PerfectAgent   # a bigger board: the bitboard solver, not a walk of the whole game
     elif name in AGENT_CLASSES:
         cls = AGENT_CLASSES[name]
     else:

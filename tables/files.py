@@ -25,8 +25,9 @@ import os
 import sys
 from typing import Callable
 
+from Board import TIC_TAC_TOE, BoardShape
 from State import State, symbol
-from tables import course_files, destinations, guard, opcodes
+from tables import board_files, course_files, destinations, guard, opcodes
 from tables.checks import (as_action, clip, entry_problem, key_problem, meta_problem, plain_meta,
                            short, side_problem)
 from tables.torch_format import torch_save_bytes
@@ -81,11 +82,26 @@ def save_table(path: str, Q: QTable, side: int, meta: dict | None = None) -> byt
         entries[(key[0], as_action(key[1]))] = float(value)
     if problem:
         raise ValueError(f"not saving {path}: {problem}")
+    return _write_checked(path, torch_save_bytes({
+        "format": sys.intern(FORMAT_NAME), "version": FORMAT_VERSION, "side": int(side),
+        "meta": meta, "Q": entries}))
+
+
+def save_board_table(path: str, Q: QTable, side: int, meta: dict | None,
+                     board: BoardShape) -> bytes:
+    """``save_table`` for a table of a bigger ``board``, in its format (``tables.board_files``)."""
+    path = os.fspath(path)
+    meta = plain_meta(meta or {})
+    problem = side_problem(side) or meta_problem(meta)
+    if problem:
+        raise ValueError(f"not saving {path}: {problem}")
+    return _write_checked(path, board_files.encode(board, dict(Q), int(side), meta))
+
+
+def _write_checked(path: str, data: bytes) -> bytes:
     problem = destinations.target_problem(path)
     if problem:
         raise TableError(f"{path}: {problem}")
-    data = torch_save_bytes({"format": sys.intern(FORMAT_NAME), "version": FORMAT_VERSION,
-                             "side": int(side), "meta": meta, "Q": entries})
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     destinations.remove_orphans(folder)
@@ -116,14 +132,18 @@ def write_atomically(path: str, folder: str, data: bytes) -> None:
             os.close(handle)
 
 
-def save_or_keep(path: str, Q: QTable, side: int, meta: dict | None = None) -> str:
+def save_or_keep(path: str, Q: QTable, side: int, meta: dict | None = None,
+                 board: BoardShape = TIC_TAC_TOE) -> str:
     """``save_table``, and if writing at ``path`` fails (a full disk, a folder gone, no
     permission), keep the table in a fallback file instead -- beside ``path``, else in the
     temporary folder -- and raise ``NotSaved``, whose one line names that file. Returns ``path``.
 
     A table that is itself invalid is still a ``ValueError`` (it could not be kept either).
     """
-    return keep_safely(os.fspath(path), side, lambda where: save_table(where, Q, side, meta))
+    if board == TIC_TAC_TOE:
+        return keep_safely(os.fspath(path), side, lambda where: save_table(where, Q, side, meta))
+    return keep_safely(os.fspath(path), side,
+                       lambda where: save_board_table(where, Q, side, meta, board))
 
 
 def keep_safely(path: str, side: int, save: Callable[[str], None],
@@ -167,6 +187,8 @@ def check_writable(path: str, force: bool = False) -> None:
 def is_table_file(path: str) -> bool:
     """Whether ``path`` was written as a Q-table (ours or the course's): a quick look at how its
     pickle begins, not a full check."""
+    if board_files.is_board_file(path):
+        return True
     try:
         pickled = guard.archive_pickle(_file_bytes(path))
     except ValueError:   # an unreadable file (TableError) or not a torch.save archive
@@ -176,13 +198,27 @@ def is_table_file(path: str) -> bool:
 
 # --- loading -----------------------------------------------------------------------------------
 
-def load_table(path: str, side: int | None = None) -> tuple[QTable, int, dict]:
-    """Read a table file; return ``(Q, side, meta)``. Raise ``TableError`` for any unusable file.
+def load_table(path: str, side: int | None = None,
+               board: BoardShape = TIC_TAC_TOE) -> tuple[QTable, int, dict]:
+    """Read a table file of ``board``; return ``(Q, side, meta)``. Raise ``TableError`` for any
+    unusable file, a table of another board among them.
 
     With ``side`` given, a table for the other side is refused.
     """
     path = os.fspath(path)
     try:
+        if board_files.is_board_file(path):
+            data = read_bounded(path, board_files.MAX_FILE_BYTES, TableError, "a Q-table",
+                                "give the path of a table its trainer saved")
+            try:
+                return board_files.decode(path, data, board, side)[:3]
+            except ValueError as error:
+                raise TableError(f"{path}: {error}") from None
+        if board != TIC_TAC_TOE:
+            what = "is a table for the 3x3 k=3 board" if is_table_file(path) else \
+                "is not a Q-table"
+            raise TableError(f"{path}: {what}, not for {board.name}; train one with --board "
+                             f"{board.rows}x{board.cols} --k {board.k}")
         return _checked(path, _read(path), side)
     except TableError:
         raise

@@ -20,6 +20,8 @@ from array import array
 
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
+from Board import start_position
+from boards.evaluate import is_exact, sampled_result
 from exact.solver import exact_result
 from State import DRAW, O_WON, X, X_WON, State, symbol
 
@@ -29,6 +31,7 @@ EPSILON_POINTS = 500     # points on the epsilon curve
 PLOT_FORMATS = (".png", ".pdf", ".svg")
 FIGURE_SIZE = (13, 8)    # inches
 FIGURE_DPI = 100
+CURVE_GAMES = 500       # games per opponent and checkpoint where the exact tools stop
 EVALUATION_OPPONENTS = (("random", Random_Agent), ("advanced", Random_Agent_Advanced))
 OUTCOME_COLOURS = {"wins": "tab:green", "losses": "tab:red", "draws": "tab:gray"}
 OPPONENT_COLOURS = {"random": "tab:blue", "advanced": "tab:orange"}
@@ -41,11 +44,15 @@ def checkpoint_episodes(start: int, epochs: int, count: int = CHECKPOINTS) -> li
 
 
 def exact_results(agent) -> dict[str, tuple[float, float, float]]:
-    """``{opponent name: (P(win), P(loss), P(draw))}`` of ``agent``'s policy from its own side,
-    computed exactly, against each evaluation opponent (``random``, ``advanced``)."""
+    """``{opponent name: (P(win), P(loss), P(draw))}`` of ``agent``'s policy from its own side
+    against each evaluation opponent (``random``, ``advanced``): computed exactly, or on a board
+    too large for that, the shares of ``CURVE_GAMES`` games (``boards.evaluate``)."""
     results = {}
     for name, cls in EVALUATION_OPPONENTS:
-        results[name] = exact_result(agent, cls(-agent.player))
+        opponent = cls(-agent.player, agent.env, seed=f"curve:{name}")
+        shape = agent.env.shape
+        results[name] = exact_result(agent, opponent, start_position(shape)) \
+            if is_exact(shape) else sampled_result(agent, opponent, CURVE_GAMES).shares()
     return results
 
 

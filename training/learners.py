@@ -18,7 +18,7 @@ from Agent import Agent
 from Episode import learning_steps
 from State import State
 from tables.files import load_table
-from training.report import exact_report
+from training.report import learner_report
 from training.rules import Rule, Step, exploring_policy
 
 
@@ -70,7 +70,7 @@ class TableLearner:
         """Load the table at ``path``; return ``(episodes it covers, episodes its run planned)``.
         It must have been learnt the way this run learns (``recorded``: the algorithm and its
         variant, as the tables record them) and with this agent's schedule."""
-        Q, _, meta = load_table(path, side=self.agent.player)
+        Q, _, meta = load_table(path, side=self.agent.player, board=self.agent.env.shape)
         for key, value in recorded.items():
             if key in meta and meta[key] != value:
                 raise ValueError(f"{path}: was trained with {key} {meta[key]!r}, and this run's "
@@ -95,4 +95,4 @@ class TableLearner:
         return ""
 
     def report(self, agent: Agent, path: str) -> str:
-        return exact_report(agent, path)
+        return learner_report(agent, path)

@@ -12,6 +12,8 @@ import os
 import random
 from dataclasses import dataclass, field
 import cli
+from Board import TIC_TAC_TOE, BoardShape
+from boards.flags import add_board_flags
 from State import O, X
 from exploration.schedules import DEFAULT_SCHEDULE, GEOMETRIC_RATE, SCHEDULES
 from tables import destinations
@@ -47,10 +49,15 @@ class Variant:
     out_name: str | None = None   # its own default file, when its tables differ in kind
 
 
-def default_file(out_name: str, side: str) -> str:
+def default_file(out_name: str, side: str, board: BoardShape = TIC_TAC_TOE) -> str:
     """Where a trainer saves by default: ``Data/`` + ``out_name`` for ``side`` ("X", "O" or
-    "self"), in the repository (``cli.own_file``: the current folder when installed)."""
-    return cli.own_file("Data/" + out_name.format(side=side))
+    "self"), in the repository (``cli.own_file``: the current folder when installed). A bigger
+    board's file names its board (``my_Q_MC_X_4x4k4.pth``), so it never replaces a 3x3 one."""
+    name = out_name.format(side=side)
+    if board != TIC_TAC_TOE:
+        stem, dot, suffix = name.rpartition(".")
+        name = f"{stem}_{board.rows}x{board.cols}k{board.k}{dot}{suffix}"
+    return cli.own_file("Data/" + name)
 
 
 def is_self_play(args: argparse.Namespace) -> bool:
@@ -122,6 +129,7 @@ def add_arguments(parser: cli.Parser, defaults: Defaults, noun: str = "table",
                         help=f"continue a {noun} saved by an earlier (e.g. interrupted) run, "
                              "with its episode count, so epsilon goes on where it stopped (saved "
                              "back to PATH unless --out says otherwise)")
+    add_board_flags(parser)
     parser.add_argument("--plot", type=plot_path, default=None, metavar="PATH.png",
                         help="draw the learning curves into this file: outcomes per bin of "
                              "episodes, epsilon, and exact results against random and advanced "

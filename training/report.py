@@ -9,6 +9,8 @@ import cli
 from AI_Agent import AI_Agent
 from Agent import seats
 from Episode import play_games
+from Board import start_position
+from boards.evaluate import is_exact, sampled_report
 from exact.solver import worst_case
 from State import symbol
 from TicTacToe import TicTacToe
@@ -20,11 +22,16 @@ def exact_report(agent, spec: str = "TABLE") -> str:
     ``spec`` names it in the command that shows the beating line."""
     lines = [f"exact vs {name:<8}: wins {wins:.4%}  losses {losses:.4%}  draws {draws:.4%}"
              for name, (wins, losses, draws) in exact_results(agent).items()]
-    value, line = worst_case(agent)
+    value, line = worst_case(agent, start_position(agent.env.shape))
     lines.append("unbeatable: no sequence of opponent moves beats it" if value >= 0 else
                  f"can be beaten, e.g. by the line {' '.join(f'{r},{c}' for r, c in line)} "
                  f"(see: {cli.measure_command()} --worst-case {shlex.quote(spec)})")
     return "\n".join(lines)
+
+
+def learner_report(agent, spec: str = "TABLE") -> str:
+    """``exact_report`` where the board's game fits the exact tools, else ``sampled_report``."""
+    return exact_report(agent, spec) if is_exact(agent.env.shape) else sampled_report(agent)
 
 
 def print_reports(learners: list, paths: list[str]) -> None:

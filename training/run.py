@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from AI_Agent import AI_Agent
 from Agent import Agent, seats
+from Board import TIC_TAC_TOE
+from boards.flags import board_from
 from exploration.schedules import Schedule
 from players.specs import make_agent
 from State import X, symbol
@@ -93,9 +95,10 @@ def make_opponent(spec: str, side: int, env: TicTacToe, seed: int | None):
 
 
 def default_path(args: argparse.Namespace, out_name: str) -> str:
-    """Where the run saves: ``--out``, else the file it resumes, else ``Data/`` + ``out_name``."""
+    """Where the run saves: ``--out``, else the file it resumes, else ``Data/`` + ``out_name``
+    (with the board in its name on a bigger board)."""
     side = "self" if is_self_play(args) else args.side
-    return args.out or args.resume or default_file(out_name, side)
+    return args.out or args.resume or default_file(out_name, side, board_from(args))
 
 
 def describe_run(algorithm: str, side: str, args: argparse.Namespace, episodes_done: int) -> dict:
@@ -152,7 +155,9 @@ def build_run(algorithm: str, title: str, args: argparse.Namespace, out_name: st
     its tables (e.g. MC's refinements); a resumed table must record the same. Every file problem
     is found now, not after the training."""
     recorded = {"algorithm": algorithm, **(learns or {})}
-    env = TicTacToe()
+    env = TicTacToe(board=board_from(args))
+    if env.shape != TIC_TAC_TOE:     # 3x3 tables stay byte for byte what they were
+        recorded["board"] = env.shape.name
     side = learner_side(args)
     player1 = make_learner(side, env, args.seed, args.epsilon, args.epochs)
     if is_self_play(args):

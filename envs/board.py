@@ -1,18 +1,25 @@
-"""What the two environments share: how a position becomes an observation, and an action a cell.
+"""What the two environments share: the board they play on, how a position becomes an
+observation, and an action a cell.
 
 Only numpy and the repository's rules here, so this module imports quickly and without the
 optional packages.
 
-- An *action* is a cell index 0-8, row-major: ``row = action // 3``, ``col = action % 3``::
+- The *board* is a ``Board.BoardShape``: Tic-Tac-Toe's 3x3 k=3 unless the environment was made
+  with ``board="ROWSxCOLS"`` and ``k`` (``board_shape`` reads them as ``--board`` and ``--k``).
+- An *action* is a cell index ``0`` to ``shape.size - 1``, row-major with the board's columns:
+  ``row = action // cols``, ``col = action % cols``. On 3x3::
 
       0 | 1 | 2
       3 | 4 | 5
       6 | 7 | 8
 
-- An *observation* is the board as nine ``int8`` cells seen by one side: ``+1`` its own mark,
-  ``-1`` the other side's, ``0`` empty. X and O learners see the same kind of board, so a network
-  or a table can learn both sides with one encoding.
-- An *action mask* is nine ``int8`` flags, ``1`` where the cell is empty (a legal move).
+- An *observation* is the board as ``shape.size`` ``int8`` cells seen by one side: ``+1`` its own
+  mark, ``-1`` the other side's, ``0`` empty. X and O learners see the same kind of board, so a
+  network or a table can learn both sides with one encoding.
+- An *action mask* is ``shape.size`` ``int8`` flags, ``1`` where the cell is empty (a legal move).
+
+Every helper takes the board from the position it is given, or from ``shape`` (3x3 by default)
+where it has none, so the 3x3 callers are unchanged.
 """
 
 from __future__ import annotations
@@ -21,27 +28,45 @@ from numbers import Integral
 
 import numpy as np
 
+from Board import TIC_TAC_TOE, BoardShape, BoardState, shape_of
 from State import SIZE, State
 
-CELLS = SIZE * SIZE
+CELLS = SIZE * SIZE   # Tic-Tac-Toe's nine; any board has shape.size
 SIDE_NAMES = {"X": 1, "O": -1}
 
 
-def cell_of(action: int) -> tuple[int, int]:
-    """The ``(row, col)`` of cell index ``action`` (0-8); ``ValueError`` outside the board."""
+def board_shape(board: str = "3x3", k: int | str | None = None) -> BoardShape:
+    """The board of an environment's ``board`` (``"ROWSxCOLS"``, 1 to 5 a side) and ``k`` (a whole
+    number or its text; ``None``: the shorter side), read as ``--board`` and ``--k`` are. A
+    one-line ``ValueError`` for anything else."""
+    if not isinstance(board, str):
+        raise ValueError(f"board must be text such as '4x4', got {board!r}")
+    if isinstance(k, bool) or not isinstance(k, (Integral, str, type(None))):
+        raise ValueError(f"k must be a whole number such as 4, got {k!r}")
+    if isinstance(k, Integral):   # numpy's integers too
+        # An int goes to BoardShape itself, whose range check names the board (parse's text
+        # check would call -1 "not a whole number").
+        found = BoardShape.parse(board)
+        return BoardShape(found.rows, found.cols, int(k))
+    return BoardShape.parse(board, k)
+
+
+def cell_of(action: int, shape: BoardShape = TIC_TAC_TOE) -> tuple[int, int]:
+    """The ``(row, col)`` of cell index ``action`` on ``shape``; ``ValueError`` outside the
+    board."""
     index = int(action)
-    if not 0 <= index < CELLS:
-        raise ValueError(f"action {action!r} is not a cell index 0-{CELLS - 1}")
-    return divmod(index, SIZE)
+    if not 0 <= index < shape.size:
+        raise ValueError(f"action {action!r} is not a cell index 0-{shape.size - 1}")
+    return divmod(index, shape.cols)
 
 
-def action_of(cell: tuple[int, int]) -> int:
-    """The cell index (0-8) of ``(row, col)``."""
-    return int(cell[0]) * SIZE + int(cell[1])
+def action_of(cell: tuple[int, int], shape: BoardShape = TIC_TAC_TOE) -> int:
+    """The cell index of ``(row, col)`` on ``shape`` (not checked to be on the board)."""
+    return int(cell[0]) * shape.cols + int(cell[1])
 
 
 def cell_index(action) -> int | None:
-    """The whole number ``action`` stands for, as ``Discrete(9).contains`` reads it: a Python
+    """The whole number ``action`` stands for, as ``Discrete(n).contains`` reads it: a Python
     int, a numpy integer scalar (``np.int64(4)``) or a 0-d integer array (``np.array(4)``, what
     ``model.predict`` returns); ``None`` for anything else. A bool is refused although
     ``Discrete.contains(True)`` holds (Python's ``True`` is the int 1): a bool action is a bug."""
@@ -57,31 +82,38 @@ def cell_index(action) -> int | None:
 
 def legal_cell(position: State, action) -> tuple[int, int] | None:
     """The ``(row, col)`` that ``action`` names when it is a whole number (see ``cell_index``)
-    naming an empty cell of ``position``; ``None`` for anything else."""
+    naming an empty cell of ``position`` (on its own board); ``None`` for anything else."""
     index = cell_index(action)
-    if index is None or not 0 <= index < CELLS:
+    shape = shape_of(position)
+    if index is None or not 0 <= index < shape.size:
         return None
-    cell = divmod(index, SIZE)
+    cell = divmod(index, shape.cols)
     return cell if cell in position.children() else None
 
 
 def observation(position: State, side: int) -> np.ndarray:
-    """The nine cells of ``position`` as ``side`` (1 X, -1 O) sees them: a new ``int8`` array."""
+    """The cells of ``position`` (its board's ``size``) as ``side`` (1 X, -1 O) sees them: a new
+    ``int8`` array."""
     return np.array(position.cells, dtype=np.int8) * np.int8(side)
 
 
-def position_of(seen: np.ndarray, side: int) -> State:
-    """The position behind an observation of ``side`` when ``side`` is to move (the inverse of
-    ``observation`` for every position a learner is asked to move in)."""
-    return State([int(v) * side for v in np.asarray(seen).reshape(-1)], side)
+def position_of(seen: np.ndarray, side: int, shape: BoardShape = TIC_TAC_TOE) -> State:
+    """The position on ``shape`` behind an observation of ``side`` when ``side`` is to move (the
+    inverse of ``observation`` for every position a learner is asked to move in): a ``State`` on
+    3x3 k=3, a ``BoardState`` on any other board. ``ValueError`` when the sizes differ."""
+    cells = [int(v) * side for v in np.asarray(seen).reshape(-1)]
+    if shape == TIC_TAC_TOE:
+        return State(cells, side)
+    return BoardState(shape, cells, side)
 
 
 def action_mask(position: State) -> np.ndarray:
-    """``1`` for each legal move of ``position`` (none once the game is over): a new ``int8``
-    array."""
-    mask = np.zeros(CELLS, dtype=np.int8)
+    """``1`` for each legal move of ``position`` (none once the game is over), one flag per cell
+    of its board: a new ``int8`` array."""
+    shape = shape_of(position)
+    mask = np.zeros(shape.size, dtype=np.int8)
     for row, col in position.legal_actions():
-        mask[row * SIZE + col] = 1
+        mask[row * shape.cols + col] = 1
     return mask
 
 

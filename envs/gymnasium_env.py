@@ -5,6 +5,7 @@ Importing this module registers ``TicTacToe-v0`` with Gymnasium, so any of these
     import envs; envs.register(); env = gymnasium.make("TicTacToe-v0", opponent="advanced")
     env = gymnasium.make("envs.gymnasium_env:TicTacToe-v0", side="O")       # in the clone
     env = gymnasium.make("tictactoe_rl:TicTacToe-v0")   # installed (pip install .): any folder
+    env = gymnasium.make("TicTacToe-v0", board="4x4", k=4)   # four in a row on 4x4
 
 The ``module:id`` forms import the module first, so they work in a fresh process too, such as a
 ``spawn`` worker of ``AsyncVectorEnv`` (Gymnasium 1.x has no entry-point plugins).
@@ -24,7 +25,9 @@ from gymnasium import spaces
 
 from Agent import PolicyUnknown
 from envs import ENV_ID
+from Board import BoardShape, start_position
 from envs import board, render
+from envs.board import board_shape, side_number   # __init__'s argument "board" hides the module
 from players.specs import MixtureAgent, make_agent
 from State import ONGOING, State, symbol
 from TicTacToe import REWARD, TicTacToe
@@ -40,15 +43,22 @@ class TicTacToeEnv(gymnasium.Env):
     learner plays one side, X (who moves first) or O; after each of its moves the opponent replies
     at once, so every step the learner takes starts from a position where it is to move.
 
+    A bigger board (``board="4x4", k=4``: any ``ROWSxCOLS`` up to 5x5, ``k`` in a row wins) plays
+    the m,n,k-game of ``Board.py`` by the same rules; below, ``N = rows * cols`` is its number of
+    cells (9 on 3x3) and ``env.unwrapped.shape`` the board (a ``Board.BoardShape``).
+
     ## Action Space
 
-    ``Discrete(9)``: the cell to mark, row-major (``row = action // 3``, ``col = action % 3``)::
+    ``Discrete(N)``: the cell to mark, row-major (``row = action // cols``,
+    ``col = action % cols``). On 3x3::
 
         0 | 1 | 2
         3 | 4 | 5
         6 | 7 | 8
 
-    An action is whatever ``Discrete(9).contains`` accepts, bools aside: a Python int, a numpy
+    and on 4x4 the first row is ``0 1 2 3``, the second ``4 5 6 7``, and so on.
+
+    An action is whatever ``Discrete(N).contains`` accepts, bools aside: a Python int, a numpy
     integer scalar, or a 0-d integer array (``model.predict(obs)`` of Stable-Baselines3 returns
     ``array(4)``). Only empty cells are legal; ``info["action_mask"]`` (``int8``, 1 = legal) and
     ``env.unwrapped.action_masks()`` (``bool``, what sb3-contrib's ``MaskablePPO`` calls; reach it
@@ -56,10 +66,11 @@ class TicTacToeEnv(gymnasium.Env):
 
     ## Observation Space
 
-    ``Box(-1, 1, (9,), int8)``: the nine cells in the same order, from the learner's point of
-    view: ``+1`` the learner's mark, ``-1`` the opponent's, ``0`` empty. (An X learner and an O
-    learner see the same kind of board; ``envs.board.position_of(obs, side)`` gives the
-    repository's ``State`` back, ``env.unwrapped.position`` the position itself.)
+    ``Box(-1, 1, (N,), int8)``: the ``N`` cells in the same order, flat, from the learner's point
+    of view: ``+1`` the learner's mark, ``-1`` the opponent's, ``0`` empty. (An X learner and an O
+    learner see the same kind of board; ``envs.board.position_of(obs, side, shape)`` gives the
+    repository's position back -- a ``State`` on 3x3, a ``BoardState`` on any other board --
+    ``env.unwrapped.position`` the position itself.)
 
     ## Starting State
 
@@ -70,17 +81,19 @@ class TicTacToeEnv(gymnasium.Env):
 
     From the learner's point of view, on the step that ends the game: ``+1`` a win, ``-1`` a loss,
     ``0`` a draw; ``0`` on every other step. An illegal move counts as a loss (``-1``; see below).
+    They are the same on every board; only what wins changes (``k`` in a row).
 
     ## Episode End
 
-    The episode terminates when a side has three in a row or the board is full, at most five
-    learner steps, and (with ``illegal="lose"``) when the learner plays an illegal move: the
-    board is left as it was and ``info["illegal_action"]`` is ``True``. It is never truncated.
+    The episode terminates when a side has ``k`` in a row (three on 3x3) or the board is full --
+    at most ``ceil(N / 2)`` learner steps, five on 3x3, eight on 4x4 -- and (with
+    ``illegal="lose"``) when the learner plays an illegal move: the board is left as it was and
+    ``info["illegal_action"]`` is ``True``. It is never truncated.
     Stepping an ended episode raises ``RuntimeError``: call ``reset()``.
 
     ## Information
 
-    ``info["action_mask"]``: ``int8`` array of nine flags, ``1`` for each legal move (all ``0``
+    ``info["action_mask"]``: ``int8`` array of ``N`` flags, ``1`` for each legal move (all ``0``
     once the episode is over). ``info["illegal_action"]``: present and ``True`` after an illegal
     move.
 
@@ -94,6 +107,12 @@ class TicTacToeEnv(gymnasium.Env):
       raises ``ValueError`` instead (for code that should never try one).
     - ``render_mode``: ``None``, ``"ansi"`` (the board as text), ``"rgb_array"`` (a frame of the
       repository's game window, drawn off screen) or ``"human"`` (that window, updated every step).
+      Any board is drawn as it is; the text and the frame's header name it when it is not 3x3.
+    - ``board`` (default ``"3x3"``) and ``k`` (default ``None``: the shorter side): the board, read
+      as the scripts read ``--board ROWSxCOLS`` and ``--k K`` (``k`` may be an int or its text). A
+      board that is not one (``"4by4"``, ``"6x6"``, ``k=7`` on 4x4) is a one-line ``ValueError``
+      when the environment is made. The opponent plays on that board (``random``, ``advanced``
+      and ``mcts`` play any; ``minimax`` there is the perfect player of ``boards/``).
 
     ``reset(seed=...)`` seeds the environment's generator, from which the opponent's moves are
     drawn (its ``action_probs``; an opponent that cannot state them, such as ``mcts``, has its own
@@ -103,33 +122,36 @@ class TicTacToeEnv(gymnasium.Env):
 
     ## Version History
 
-    - v0: first version.
+    - v0: first version; later given ``board`` and ``k`` (the default game is unchanged).
     """
 
     metadata = {"render_modes": list(render.RENDER_MODES), "render_fps": 4}
 
     def __init__(self, opponent: str = "random", side: str = "X", illegal: str = "lose",
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, board: str = "3x3",
+                 k: int | str | None = None) -> None:
+        self.shape: BoardShape = board_shape(board, k)
         if illegal not in ILLEGAL_CHOICES:
             raise ValueError(f"illegal must be one of {', '.join(ILLEGAL_CHOICES)}, "
                              f"got {illegal!r}")
         render.check_mode(render_mode)
-        self.side = board.side_number(side)
+        self.side = side_number(side)
         self.opponent_spec = opponent
         self.illegal = illegal
         self.render_mode = render_mode
-        self._game = TicTacToe()
+        self._game = TicTacToe(board=self.shape)
         self._opponent = make_agent(opponent, -self.side, self._game)
-        self.observation_space = spaces.Box(-1, 1, (board.CELLS,), np.int8)
-        self.action_space = spaces.Discrete(board.CELLS)
-        self._position = State()
+        self.observation_space = spaces.Box(-1, 1, (self.shape.size,), np.int8)
+        self.action_space = spaces.Discrete(self.shape.size)
+        self._position = start_position(self.shape)
         self._last_move: tuple[int, int] | None = None
         self._over = True
         self._pictures: render.Pictures | None = None
 
     @property
     def position(self) -> State:
-        """The position now (a ``State``): the learner to move, or the game over."""
+        """The position now (a ``State``, on a bigger board a ``BoardState``): the learner to move,
+        or the game over."""
         return self._position
 
     def reset(self, *, seed: int | None = None,
@@ -137,7 +159,7 @@ class TicTacToeEnv(gymnasium.Env):
         """Start a new game (the opponent moves first when the learner plays O)."""
         super().reset(seed=seed)
         self._reseed_opponent()
-        self._position, self._last_move, self._over = State(), None, False
+        self._position, self._last_move, self._over = start_position(self.shape), None, False
         if self.side != self._position.player:
             self._play(self._opponent_move())
         self._show()
@@ -150,7 +172,8 @@ class TicTacToeEnv(gymnasium.Env):
         cell = board.legal_cell(self._position, action)
         if cell is None:
             if self.illegal == "raise":
-                raise ValueError(f"illegal action {action!r}: not an empty cell 0-8 "
+                raise ValueError(f"illegal action {action!r}: not an empty cell "
+                                 f"0-{self.shape.size - 1} "
                                  f"(legal: {np.flatnonzero(board.action_mask(self._position))})")
             self._over = True
             self._show()
@@ -178,7 +201,8 @@ class TicTacToeEnv(gymnasium.Env):
         if self._pictures is None:
             self._pictures = render.Pictures(self.render_mode)
         frame = self._pictures.draw(self._position, self._last_move,
-                                    f"learner {symbol(self.side)} vs {self.opponent_spec}")
+                                    f"learner {symbol(self.side)} vs {self.opponent_spec}"
+                                    f"{render.board_note(self._position)}")
         return None if self.render_mode == render.WINDOW_MODE else frame
 
     def close(self) -> None:
@@ -215,7 +239,9 @@ class TicTacToeEnv(gymnasium.Env):
             agent.rng.seed(int(self.np_random.integers(SEED_LIMIT)))
 
     def _info(self, **extra) -> dict:
-        mask = np.zeros(board.CELLS, np.int8) if self._over else board.action_mask(self._position)
+        if self._over:
+            return {"action_mask": np.zeros(self.shape.size, np.int8), **extra}
+        mask = board.action_mask(self._position)
         return {"action_mask": mask, **extra}
 
     def _result(self, reward: float, **extra) -> tuple[np.ndarray, float, bool, bool, dict]:

@@ -9,7 +9,8 @@
         game.step(move)
 
 The rules are the repository's (``TicTacToe.next_state`` on ``State`` positions); the encodings
-are those of the Gymnasium environment (``envs/board.py``).
+are those of the Gymnasium environment (``envs/board.py``), and so is the choice of board:
+``env(board="4x4", k=4)`` plays four in a row on 4x4.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
+from Board import BoardShape, start_position
 from envs import board, render
+from envs.board import board_shape   # __init__'s argument "board" hides the module
 from State import O, ONGOING, State, X
 from TicTacToe import REWARD, TicTacToe
 
@@ -33,25 +36,32 @@ OBSERVATIONS = ("dict", "box")
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped environment)
     """Tic-Tac-Toe for two agents, ``player_1`` (X, moves first) and ``player_2`` (O).
 
+    Board: ``board`` (default ``"3x3"``) and ``k`` (default ``None``: the shorter side), read as
+    the scripts read ``--board ROWSxCOLS`` and ``--k K``: ``board="4x4", k=4`` is four in a row on
+    4x4, any board up to 5x5 (``Board.py``); a board that is not one is a one-line ``ValueError``
+    when the environment is made. Below, ``N = rows * cols`` is its number of cells (9 on 3x3)
+    and ``env.unwrapped.shape`` the board.
+
     Observation (``observation="dict"``, the default): a dict, as PettingZoo's classic games give
-    it -- ``"observation"``: ``int8`` array of the nine cells (row-major) from the observing
-    agent's point of view, ``+1`` its own mark, ``-1`` the other's, ``0`` empty;
-    ``"action_mask"``: ``int8`` array of nine flags, ``1`` for each legal move of the agent to
+    it -- ``"observation"``: ``int8`` array of the ``N`` cells (row-major, flat) from the
+    observing agent's point of view, ``+1`` its own mark, ``-1`` the other's, ``0`` empty;
+    ``"action_mask"``: ``int8`` array of ``N`` flags, ``1`` for each legal move of the agent to
     move (all ``0`` for the other agent and once the game is over). With ``observation="box"``
-    the observation is that ``int8`` array alone, a flat ``Box(-1, 1, (9,), int8)`` that
+    the observation is that ``int8`` array alone, a flat ``Box(-1, 1, (N,), int8)`` that
     SuperSuit's observation wrappers (``dtype_v0``, ``flatten_v0``, ``frame_stack_v1``) take,
     and the mask moves to ``infos[agent]["action_mask"]``. In both, ``action_mask(agent)`` and
     ``action_masks()`` (the agent to move, ``bool``) give it too.
 
-    Action: ``Discrete(9)``, the cell to mark, ``row = action // 3``, ``col = action % 3``: a
-    Python int, a numpy integer scalar or a 0-d integer array (what ``Discrete.contains``
-    accepts, bools aside).
+    Action: ``Discrete(N)``, the cell to mark, ``row = action // cols``, ``col = action % cols``
+    (``// 3`` and ``% 3`` on 3x3): a Python int, a numpy integer scalar or a 0-d integer array
+    (what ``Discrete.contains`` accepts, bools aside).
 
-    Rewards, on the move that ends the game: ``+1`` the winner, ``-1`` the loser, ``0`` both
-    for a draw. An illegal move (an occupied cell, or not a cell index) ends the game with
-    ``-1`` for the agent that made it, ``0`` for the other, and ``info["illegal_action"]`` set
-    for it. Once the game is over ``agent_selection`` moves on to the other agent, as in
-    PettingZoo's own ``tictactoe_v3``, so each agent sees its final reward in ``last()``.
+    Rewards, on the move that ends the game (``k`` in a row, or a full board): ``+1`` the winner,
+    ``-1`` the loser, ``0`` both for a draw, on every board. An illegal move (an occupied cell,
+    or not a cell index) ends the game with ``-1`` for the agent that made it, ``0`` for the
+    other, and ``info["illegal_action"]`` set for it. Once the game is over ``agent_selection``
+    moves on to the other agent, as in PettingZoo's own ``tictactoe_v3``, so each agent sees its
+    final reward in ``last()``.
 
     Where this game differs from PettingZoo's ``tictactoe_v3`` (the rules and rewards agree):
 
@@ -62,19 +72,22 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
       cells, moves that cannot be played;
     - the observation is nine cells of ``+1``/``-1``/``0`` seen by the observer, not
       ``tictactoe_v3``'s two ``3x3`` planes;
-    - there is no ``max_cycles``: a game ends by itself within nine moves (PettingZoo's
-      ``max_cycles_test`` is for environments that need a cut-off).
+    - there is no ``max_cycles``: a game ends by itself within ``N`` moves, nine on 3x3
+      (PettingZoo's ``max_cycles_test`` is for environments that need a cut-off);
+    - ``tictactoe_v3`` is 3x3 only.
 
     ``render_mode``: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (as in
-    ``TicTacToe-v0``). ``reset(seed=...)`` seeds the action spaces' ``sample``; the game itself
-    has no chance in it.
+    ``TicTacToe-v0``; any board is drawn as it is). ``reset(seed=...)`` seeds the action spaces'
+    ``sample``; the game itself has no chance in it.
     """
 
     metadata = {"name": "repo_tictactoe_v0", "render_modes": list(render.RENDER_MODES),
                 "render_fps": 4, "is_parallelizable": False}
 
-    def __init__(self, render_mode: str | None = None, observation: str = "dict") -> None:
+    def __init__(self, render_mode: str | None = None, observation: str = "dict",
+                 board: str = "3x3", k: int | str | None = None) -> None:
         super().__init__()
+        self.shape: BoardShape = board_shape(board, k)
         render.check_mode(render_mode)
         if observation not in OBSERVATIONS:
             raise ValueError(f"observation must be one of {', '.join(OBSERVATIONS)}, "
@@ -82,14 +95,14 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
         self.render_mode = render_mode
         self.observation_kind = observation
         self.possible_agents = list(AGENTS)
-        cells = spaces.Box(-1, 1, (board.CELLS,), np.int8)
-        mask = spaces.Box(0, 1, (board.CELLS,), np.int8)
+        cells = spaces.Box(-1, 1, (self.shape.size,), np.int8)
+        mask = spaces.Box(0, 1, (self.shape.size,), np.int8)
         seen = cells if observation == "box" else spaces.Dict({"observation": cells,
                                                                "action_mask": mask})
         self._observation_spaces = {agent: seen for agent in AGENTS}
-        self._action_spaces = {agent: spaces.Discrete(board.CELLS) for agent in AGENTS}
-        self._game = TicTacToe()
-        self._position = State()
+        self._action_spaces = {agent: spaces.Discrete(self.shape.size) for agent in AGENTS}
+        self._game = TicTacToe(board=self.shape)
+        self._position = start_position(self.shape)
         self._last_move: tuple[int, int] | None = None
         self._pictures: render.Pictures | None = None
 
@@ -101,7 +114,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
 
     @property
     def position(self) -> State:
-        """The position now (a ``State``)."""
+        """The position now (a ``State``, on a bigger board a ``BoardState``)."""
         return self._position
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -115,7 +128,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
         self.terminations = {agent: False for agent in AGENTS}
         self.truncations = {agent: False for agent in AGENTS}
         self.agent_selection = AGENTS[0]
-        self._position, self._last_move = State(), None
+        self._position, self._last_move = start_position(self.shape), None
         self.infos: dict[str, dict] = {agent: self._info(agent) for agent in AGENTS}
         self._show()
 
@@ -132,7 +145,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
         goes on (a new ``int8`` array)."""
         to_move = (agent == self.agent_selection and self._position.end_of_game == ONGOING
                    and not self.terminations.get(agent, True))
-        return board.action_mask(self._position) if to_move else np.zeros(board.CELLS, np.int8)
+        if not to_move:
+            return np.zeros(self.shape.size, np.int8)
+        return board.action_mask(self._position)
 
     def action_masks(self) -> np.ndarray:
         """The legal moves of the agent to move as ``bool`` flags (sb3-contrib's convention)."""
@@ -172,7 +187,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
             return render.text(self._position)
         if self._pictures is None:
             self._pictures = render.Pictures(self.render_mode)
-        frame = self._pictures.draw(self._position, self._last_move, "player_1 X, player_2 O")
+        frame = self._pictures.draw(self._position, self._last_move,
+                                    f"player_1 X, player_2 O{render.board_note(self._position)}")
         return None if self.render_mode == render.WINDOW_MODE else frame
 
     def close(self) -> None:
@@ -195,7 +211,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
             self.render()
 
 
-def env(render_mode: str | None = None, observation: str = "dict") -> AECEnv:
+def env(render_mode: str | None = None, observation: str = "dict", board: str = "3x3",
+        k: int | str | None = None) -> AECEnv:
     """The environment as PettingZoo's classic games hand it out: wrapped so that calling
-    ``step`` or ``observe`` before ``reset`` is a clear error."""
-    return OrderEnforcingWrapper(raw_env(render_mode=render_mode, observation=observation))
+    ``step`` or ``observe`` before ``reset`` is a clear error. The arguments are ``raw_env``'s."""
+    return OrderEnforcingWrapper(raw_env(render_mode=render_mode, observation=observation,
+                                         board=board, k=k))

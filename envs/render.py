@@ -2,13 +2,15 @@
 
 Kept apart from the rules: the environments only say what to show. Pygame (through
 ``Graphics.py``) is imported only when a picture is asked for, so the text mode and the
-environments themselves never need a display.
+environments themselves never need a display. Any board is shown as it is: the text has one line
+per row, and ``Graphics`` lays its frame out for the board of the position it draws.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from Board import TIC_TAC_TOE, shape_of
 from State import DRAW, ONGOING, State, symbol
 
 TEXT_MODE, PIXEL_MODE, WINDOW_MODE = "ansi", "rgb_array", "human"
@@ -26,10 +28,18 @@ def status(position: State) -> str:
 
 
 def text(position: State, learner: int | None = None) -> str:
-    """The board as three rows of ``X``, ``O`` and ``.``, then the status line (and which side
-    the learner plays, when there is one). Ends with a newline."""
+    """The board as its rows of ``X``, ``O`` and ``.``, then the status line: on any board but
+    3x3 with the board's name (``X to move on 4x4 k=4``: the rows do not show ``k``), and which
+    side the learner plays when there is one. Ends with a newline."""
     who = "" if learner is None else f" (the learner plays {symbol(learner)})"
-    return f"{position}\n{status(position)}{who}\n"
+    return f"{position}\n{status(position)}{board_note(position)}{who}\n"
+
+
+def board_note(position: State) -> str:
+    """``" on 4x4 k=4"`` for a position of a bigger board; ``""`` on Tic-Tac-Toe's, so that the
+    3x3 pictures read as they always have."""
+    shape = shape_of(position)
+    return "" if shape == TIC_TAC_TOE else f" on {shape.name}"
 
 
 def check_mode(render_mode: str | None) -> None:

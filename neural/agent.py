@@ -2,7 +2,8 @@
 
 ``DQNAgent`` is an ``Agent`` like the table's ``AI_Agent``: ``get_action``, ``action_probs`` (one
 move with probability 1, so the exact tools of ``exact/solver.py`` measure it), and ``q_values``
-for the views that show the values of every cell. ``make_dqn_agent(path, player, env)`` is the
+for the views that show the values of every cell. ``BoardDQNAgent`` is the same player on a
+bigger board, asking the network about each position as it comes (``neural.boards``). ``make_dqn_agent(path, player, env)`` is the
 agent an agent spec names (``dqn:PATH`` or a path ending in ``.pt``); ``show_network_q`` is the
 network's view of a position for ``Tester.py --show-q``.
 """
@@ -12,9 +13,11 @@ from __future__ import annotations
 import torch
 
 from Agent import Agent
+from Board import TIC_TAC_TOE, shape_of
 from State import State, parse_moves, position_of, symbol
 from tables.view import board_grid
 from TicTacToe import Action, TicTacToe
+from neural.boards import Symmetries
 from neural.files import load_network
 from neural.network import ACTIONS, INDEX, POSITIONS, QNetwork, greedy_indices, legal_masks, \
     symmetric_values
@@ -101,12 +104,58 @@ class DQNAgent(Agent):
         return ACTIONS[int(greedy_indices(values, self._masks[row]))]
 
 
+class BoardDQNAgent(DQNAgent):
+    """``DQNAgent`` on a bigger board: the network is asked about each position as it comes,
+    its answers kept until the network takes its next step."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        shape = self.network.board
+        self.symmetries = Symmetries(shape, self.network.device)
+        self._answers: dict[State, list[float]] = {}
+        self._answered_at = -1
+
+    def _cell_values(self, state: State) -> list[float]:
+        """The values of every cell's move in ``state`` (the side to move's view), as now."""
+        if self._answered_at != self.network.updates:
+            self._answers.clear()
+            self._answered_at = self.network.updates
+        found = self._answers.get(state)
+        if found is None:
+            cells = torch.tensor([[state.player * v for v in state.cells]],
+                                 device=self.network.device)
+            with torch.no_grad():
+                found = self.symmetries.values(self.network, cells)[0].tolist()
+            self._answers[state] = found
+        return found
+
+    def q_values(self, state: State) -> dict[Action, float]:
+        state = position_of(state)
+        values, cells = self._cell_values(state), shape_of(state).cells
+        return {action: values[cells.index(action)] for action in state.legal_actions()}
+
+    def greedy_action(self, state: State) -> Action:
+        state = position_of(state)
+        if state.end_of_game:
+            raise ValueError("no legal action: the game is over")
+        values = torch.tensor(self._cell_values(state))
+        legal = torch.tensor([v == 0 for v in state.cells])
+        return shape_of(state).cells[int(greedy_indices(values, legal))]
+
+    def get_action(self, state: State, epoch: int | None = None) -> Action:
+        state = position_of(state)
+        if self.train and self.rng.random() < self.exploration_rate(epoch):
+            return self.rng.choice(state.legal_actions())
+        return self.greedy_action(state)
+
+
 def make_dqn_agent(path: str, player: int, env: TicTacToe | None = None) -> DQNAgent:
     """The greedy agent of the network saved at ``path``, playing ``player`` (1 X, -1 O).
     Raises ``neural.files.NetworkError`` (a ``ValueError``, one line) for an unusable file or a
     network not trained for ``player``."""
-    saved = load_network(path, side=player)
-    agent = DQNAgent(player, env, network=saved.network.eval(), train=False)
+    saved = load_network(path, side=player, board=env.shape if env else TIC_TAC_TOE)
+    kind = DQNAgent if saved.network.board == TIC_TAC_TOE else BoardDQNAgent
+    agent = kind(player, env, network=saved.network.eval(), train=False)
     agent.meta = saved.meta
     return agent
 

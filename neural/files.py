@@ -7,6 +7,9 @@ A file holds one dict::
      "weights": {name: tensor}, "updates": optimiser steps taken, "meta": {...},
      "optimizer": Adam's state dict (to resume) or None}
 
+and on a bigger board also ``"board": [rows, cols, k]`` (none: 3x3 k=3, so 3x3 files keep their
+bytes); a network is refused for another board.
+
 Loading never runs code from the file (the archive's reader rebuilds plain float32 tensors and
 plain Python values only, each record checked before it is read) and checks everything before it
 is used: the layer sizes, every weight's name, shape and finiteness, the sides, the metadata, and
@@ -23,6 +26,7 @@ from typing import NamedTuple
 
 import torch
 
+from Board import TIC_TAC_TOE, BoardShape
 from State import O, X, symbol
 from neural.archive import ArchiveError, read_payload
 from neural.network import QNetwork
@@ -64,6 +68,8 @@ def save_network(path: str, network: QNetwork, sides: tuple[int, ...], meta: dic
                "updates": network.updates,
                "meta": {str(k): v if isinstance(v, _PLAIN) else str(v) for k, v in meta.items()},
                "optimizer": optimizer}
+    if network.board != TIC_TAC_TOE:
+        payload["board"] = [network.board.rows, network.board.cols, network.board.k]
     data = io.BytesIO()
     torch.save(payload, data)
     folder = os.path.dirname(os.path.abspath(path))
@@ -113,8 +119,9 @@ def is_network_file(path: str) -> bool:
     return True
 
 
-def load_network(path: str, side: int | None = None) -> Saved:
-    """Read and check a network file. With ``side``, a network not trained for it is refused."""
+def load_network(path: str, side: int | None = None, board: BoardShape | None = None) -> Saved:
+    """Read and check a network file. With ``side``, a network not trained for it is refused;
+    with ``board``, one of another board."""
     payload = _read(path)
     if not isinstance(payload, dict) or payload.get("format") != FORMAT_NAME:
         raise NetworkError(f"{path}: not a Tic-Tac-Toe network file; use one saved by "
@@ -134,6 +141,10 @@ def load_network(path: str, side: int | None = None) -> Saved:
     if optimizer is not None:
         optimizer = _moments(path, optimizer, network)
     sides = tuple(SIDE_NAMES[name] for name in names)
+    if board is not None and network.board != board:
+        raise NetworkError(f"{path}: is a network for the {network.board.name} board, not for "
+                           f"{board.name}; train one with --board {board.rows}x{board.cols} "
+                           f"--k {board.k}")
     if side is not None and side not in sides:
         raise NetworkError(f"{path}: is a network for {' and '.join(names)}, not for "
                            f"{symbol(side)}; train one with --side {symbol(side)} or "
@@ -162,8 +173,11 @@ def _network(path: str, payload: dict) -> QNetwork:
             or not isinstance(updates, int) or isinstance(updates, bool) or updates < 0:
         raise NetworkError(f"{path}: damaged network file (its layers, weights or step count); "
                            "retrain it")
+    board = payload.get("board", [3, 3, 3])
     try:
-        network = QNetwork(tuple(hidden))
+        if not isinstance(board, list) or len(board) != 3:
+            raise ValueError("its board is not [rows, cols, k]")
+        network = QNetwork(tuple(hidden), BoardShape(*board))
     except (TypeError, ValueError) as error:
         raise NetworkError(f"{path}: damaged network file ({error}); retrain it") from None
     for name, tensor in weights.items():

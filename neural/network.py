@@ -23,13 +23,12 @@ from functools import lru_cache
 import torch
 from torch import nn
 
+from Board import TIC_TAC_TOE, BoardShape
 from exact.symmetry import TRANSFORMS, state_images
 from State import ALL_CELLS, EMPTY, State, all_states
 
 ACTIONS = ALL_CELLS                   # action index -> (row, col)
 ACTION_INDEX = {action: i for i, action in enumerate(ACTIONS)}
-INPUTS = 27                           # own, opponent, empty: nine cells each
-OUTPUTS = 9
 DEFAULT_HIDDEN = (64, 64)
 MAX_LAYERS, MAX_WIDTH = 4, 1024       # far more than the game needs; larger is a typo
 
@@ -83,25 +82,28 @@ def symmetry_tables(device: str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
 
 class QNetwork(nn.Module):
     """A small multilayer perceptron: 27 inputs, ReLU hidden layers of the sizes ``hidden``,
-    nine outputs -- the value of each cell's move for the side to move (its wins count +1).
+    nine outputs -- the value of each cell's move for the side to move (its wins count +1). On a
+    bigger ``board`` three planes of its cells in, one value per cell out (``neural.boards``).
 
     ``updates`` counts the optimiser steps taken on it; an agent that remembers its moves uses it
     to know when they are out of date.
     """
 
-    def __init__(self, hidden: tuple[int, ...] = DEFAULT_HIDDEN) -> None:
+    def __init__(self, hidden: tuple[int, ...] = DEFAULT_HIDDEN,
+                 board: BoardShape = TIC_TAC_TOE) -> None:
         super().__init__()
         if not hidden or len(hidden) > MAX_LAYERS or not all(
                 type(n) is int and 1 <= n <= MAX_WIDTH for n in hidden):
             raise ValueError(f"hidden layers: 1 to {MAX_LAYERS} whole numbers from 1 to "
                              f"{MAX_WIDTH}, got {hidden!r}")
         self.hidden = tuple(hidden)
+        self.board = board
         layers: list[nn.Module] = []
-        width = INPUTS
+        width = 3 * board.size       # own, opponent, empty: 27 on 3x3
         for size in self.hidden:
             layers += [nn.Linear(width, size), nn.ReLU()]
             width = size
-        layers.append(nn.Linear(width, OUTPUTS))
+        layers.append(nn.Linear(width, board.size))
         self.layers = nn.Sequential(*layers)
         self.updates = 0
 

@@ -15,6 +15,7 @@ transition by a random symmetry, and cheaper.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import torch
@@ -36,12 +37,14 @@ class Replay:
     run is repeatable."""
 
     def __init__(self, capacity: int, seed: int, device: str = "cpu",
-                 symmetric: bool = True) -> None:
+                 symmetric: bool = True, layout: Layout | None = None) -> None:
         if capacity < 1:
             raise ValueError(f"the replay memory needs room for at least 1 step, got {capacity}")
-        self.images = 8 if symmetric else 1
+        self.layout = layout or TIC_TAC_TOE_ROWS
+        self.images = self.layout.images if symmetric else 1
         self.device = device
-        self.rows = torch.zeros(capacity * self.images, 4, dtype=torch.long, device=device)
+        self.rows = torch.zeros(capacity * self.images, self.layout.width, dtype=torch.long,
+                                device=device)
         self.size = 0           # rows held
         self.next = 0           # where the next row goes
         self.generator = torch.Generator().manual_seed(seed)
@@ -56,13 +59,7 @@ class Replay:
             return
         rows = torch.tensor(transitions, dtype=torch.long, device=self.device)
         if self.images > 1:
-            positions, cells = symmetry_tables(self.device)
-            states, actions, rewards, after = rows.T
-            # [transitions, images, 4]: a transition's images side by side, so the oldest
-            # transition leaves the ring whole
-            rows = torch.stack((positions[:, states].T, cells[:, actions].T,
-                                rewards.expand(self.images, -1).T, positions[:, after].T),
-                               dim=2).reshape(-1, 4)
+            rows = self.layout.turn(rows)
         capacity = len(self.rows)
         for start in range(0, len(rows), capacity):      # wraps round the end of the ring
             chunk = rows[start:start + capacity]
@@ -72,11 +69,38 @@ class Replay:
             self.next = (self.next + len(chunk)) % capacity
             self.size = min(self.size + len(chunk), capacity)
 
-    def sample(self, count: int) -> Batch:
+    def sample_rows(self, count: int) -> torch.Tensor:
         """``count`` rows drawn uniformly (with replacement) from those held."""
         if self.size == 0:
             raise ValueError("the replay memory is empty: nothing to sample")
-        drawn = self.rows[torch.randint(self.size, (count,), generator=self.generator)
-                          .to(self.device)]
-        states, actions, rewards, next_states = drawn.unbind(1)
+        return self.rows[torch.randint(self.size, (count,), generator=self.generator)
+                         .to(self.device)]
+
+    def sample(self, count: int) -> Batch:
+        """``count`` transitions of 3x3 rows (``sample_rows``), as a ``Batch``."""
+        states, actions, rewards, next_states = self.sample_rows(count).unbind(1)
         return Batch(states, actions, rewards.float(), next_states)
+
+
+class Layout(NamedTuple):
+    """What one row of the memory holds: ``width`` numbers, and how ``turn`` makes the rows of a
+    transition's ``images`` symmetric copies (``[transitions, width]`` in, ``images`` rows each,
+    side by side, out). 3x3's rows are four position and action numbers (``TIC_TAC_TOE_ROWS``);
+    a bigger board's hold its cells (``neural.boards``)."""
+    width: int
+    images: int
+    turn: Callable[[torch.Tensor], torch.Tensor]
+
+
+def turn_positions(rows: torch.Tensor) -> torch.Tensor:
+    """The eight images of 3x3 rows ``(state, action, reward, next state)``."""
+    positions, cells = symmetry_tables(str(rows.device))
+    states, actions, rewards, after = rows.T
+    # [transitions, images, 4]: a transition's images side by side, so the oldest transition
+    # leaves the ring whole
+    return torch.stack((positions[:, states].T, cells[:, actions].T,
+                        rewards.expand(len(positions), -1).T, positions[:, after].T),
+                       dim=2).reshape(-1, 4)
+
+
+TIC_TAC_TOE_ROWS = Layout(4, 8, turn_positions)

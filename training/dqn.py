@@ -17,9 +17,12 @@ import torch
 
 import cli
 from Agent import Agent
+from Board import TIC_TAC_TOE
+from boards.flags import board_from
 from Episode import learning_steps
 from exploration.schedules import Schedule
-from neural.agent import DQNAgent
+from neural.agent import BoardDQNAgent, DQNAgent
+from neural.boards import BoardDQNLearner
 from neural.files import check_writable, load_network, save_or_keep
 from neural.learner import DQNLearner, learning_rate
 from neural.network import QNetwork
@@ -28,7 +31,7 @@ from neural.report import perfect_share
 from State import State, symbol
 from TicTacToe import TicTacToe
 from training.dqn_options import NetworkDefaults
-from training.report import exact_report
+from training.report import exact_report, learner_report
 from training.run import (Run, attach_curve, check_more_to_do, default_path, learner_seed,
                           learner_side, make_opponent, who_learns)
 from training.options import is_self_play
@@ -72,7 +75,9 @@ class NetworkLearner:
 
     def report(self, agent: Agent, path: str) -> str:
         """The exact report and the share of the side's positions where its move keeps the
-        perfect-play value."""
+        perfect-play value; on a bigger board, the sampled report (``boards.evaluate``)."""
+        if agent.env.shape != TIC_TAC_TOE:
+            return learner_report(agent, path)
         right, total = perfect_share(agent, agent.player)
         return (f"{exact_report(agent, path)}\n"
                 f"perfect moves: {right:,} of {total:,} {symbol(agent.player)} positions "
@@ -106,7 +111,7 @@ def resumed(path: str, args: argparse.Namespace, sides: tuple[int, ...]) -> tupl
     """``(network, Adam's state, episodes done, (episodes planned, epsilon's decay episodes))``
     of the file ``--resume`` names, checked against this run: the schedules go on as they
     began."""
-    saved = load_network(path)
+    saved = load_network(path, board=board_from(args))
     done, planned, decay = (saved.meta.get(key) for key in
                             ("episodes_done", "schedule_games", "epsilon_decay_games"))
     if saved.sides != sides:
@@ -133,6 +138,7 @@ def build_network_run(args: argparse.Namespace, defaults: NetworkDefaults, title
     side = learner_side(args)
     sides = (side, -side) if self_play else (side,)
     device = pick_device(args.device)
+    board = board_from(args)
     path = default_path(args, defaults.out_name)
     if args.resume:     # first: what is wrong with the file says more than "not a network"
         network, optimizer, start, (schedule, decay) = resumed(args.resume, args, sides)
@@ -142,19 +148,24 @@ def build_network_run(args: argparse.Namespace, defaults: NetworkDefaults, title
         optimizer, start, schedule = None, 0, args.epochs
         with torch.random.fork_rng(devices=[]):    # seeds the weights, leaves torch's RNG be
             torch.manual_seed(args.seed)
-            network = QNetwork(args.hidden)
+            network = QNetwork(args.hidden, board)
     network.to(device)
-    env = TicTacToe()
-    agents = [DQNAgent(s, env, network=network, train=True, epsilon=args.epsilon,
-                        decay_epochs=decay, seed=learner_seed(args.seed, role))
+    env = TicTacToe(board=board)
+    kind = DQNAgent if board == TIC_TAC_TOE else BoardDQNAgent
+    agents = [kind(s, env, network=network, train=True, epsilon=args.epsilon,
+                   decay_epochs=decay, seed=learner_seed(args.seed, role))
               for s, role in zip(sides, ("learner", "opponent"))]
     opponent = agents[1] if self_play else make_opponent(args.opponent, -side, env, args.seed)
-    replay = Replay(args.memory, args.seed, device)
-    learner = NetworkLearner(agents, DQNLearner(network, replay, args.gamma, args.alpha,
-                                                 args.batch, args.steps_per_update, args.sync,
-                                                 optimizer),
-                             args.alpha, args.final_alpha, schedule)
-    learner.describe(network_record(args, sides, device, schedule, decay))
+    settings = (args.gamma, args.alpha, args.batch, args.steps_per_update, args.sync, optimizer)
+    if board == TIC_TAC_TOE:
+        rule = DQNLearner(network, Replay(args.memory, args.seed, device), *settings)
+    else:
+        rule = BoardDQNLearner(network, board, args.memory, args.seed, *settings)
+    learner = NetworkLearner(agents, rule, args.alpha, args.final_alpha, schedule)
+    record = network_record(args, sides, device, schedule, decay)
+    if board != TIC_TAC_TOE:    # 3x3 networks stay byte for byte what they were
+        record["board"] = board.name
+    learner.describe(record)
     run = Run([learner], opponent, env, [path], args.epochs, start=start,
               label=f"DQN {''.join(symbol(s) for s in sides)}")
     who = who_learns(args, "X and O by self-play (one network)")

@@ -24,7 +24,11 @@ class Agent:
 
     ``graphics`` is the course's argument (``Random_Agent(player, env, graphics)``): only the
     human player needs the window, so a computer agent accepts it and has no use for it.
+
+    ``train`` is true while a learner explores (``AI_Agent``, ``DQNAgent``); no other agent does.
     """
+
+    train: bool = False
 
     def __init__(self, player: int, env: TicTacToe | None = None, graphics=None, *,
                  seed: int | str | None = None) -> None:

@@ -8,6 +8,7 @@
     python Tester.py --mistakes Data/Q_MC_O.pth                      # where it gives value away
     python Tester.py --optimum                                       # best possible results
     python Tester.py --board 4x4 --k 3                               # perfect play on 4x4
+    python Tester.py --board 4x4 --k 4 --x Data/my_Q_MC_X_4x4k4.pth --o minimax --exact
     python Tester.py --show-q Data/Q_MC_X.pth --moves "1,1 0,0"      # the table's Q-values
     python Tester.py --analyse playout --moves ""                    # a search agent's scores
 """
@@ -18,7 +19,10 @@ import sys
 
 import cli
 from Agent import PolicyUnknown, seats
+from Board import TIC_TAC_TOE, BoardShape, start_position
+from boards.evaluate import SAMPLE_GAMES, Sampled, is_exact, sampled_result, too_large
 from boards.flags import add_board_flags, board_from
+from boards.perfect import PerfectAgent
 from boards.solve import add_cache_flag, board_report
 from players.search import SearchAgent
 from players.specs import VALID_SPECS, describe, is_network, is_table_path, make_agent, network_path
@@ -34,20 +38,22 @@ from TicTacToe import TicTacToe
 
 DEFAULT_X = cli.repository_file("Data/Q_MC_X.pth")
 DEFAULT_O = "advanced"
+BIGGER_BOARD_X = "minimax"   # the shipped table plays 3x3 only
 DEFAULT_GAMES = 1_000
 DEFAULT_SEED = 0
 OUTCOMES = ("win", "lose", "draw")
 
 
-def sides_of(spec: str) -> tuple[int, ...]:
-    """The sides an agent spec can play: a Q-table or a network plays the ones it was trained
-    for."""
+def sides_of(spec: str, board: BoardShape = TIC_TAC_TOE) -> tuple[int, ...]:
+    """The sides an agent spec can play on ``board``: a Q-table or a network plays the ones it
+    was trained for (and is refused, in one line, for another board)."""
     if is_table_path(spec):
-        return (load_table(spec)[1],)
+        return (load_table(spec, board=board)[1],)
     if is_network(spec):
         from neural.files import load_network   # imports torch: only for a network
-        return tuple(load_network(network_path(spec)).sides)
+        return tuple(load_network(network_path(spec), board=board).sides)
     return (X, O)
+
 
 
 def first_agent_results(first: str, second: str, side: int, games: int | None, seed: int,
@@ -59,7 +65,7 @@ def first_agent_results(first: str, second: str, side: int, games: int | None, s
     x_agent, o_agent = seats(me, other)
     if games is None:
         try:
-            outcome = exact_outcome(x_agent, o_agent)
+            outcome = exact_outcome(x_agent, o_agent, start_position(env.shape))
         except PolicyUnknown as error:
             raise ValueError(f"exact probabilities cannot be computed: {error}") from None
     else:
@@ -81,17 +87,30 @@ def results_table(rows: list[tuple[str, tuple[float, float, float]]], exact: boo
     return "\n".join(lines)
 
 
-def compare(first: str, second: str, games: int | None, seed: int, both: bool) -> str:
-    """Results of ``first`` against ``second``: as X, as O (with ``both``, or when ``first`` only
-    plays O), and in total."""
-    env = TicTacToe()
-    sides = sides_of(first) if both else (sides_of(first)[0],)
+def compare(first: str, second: str, games: int | None, seed: int, both: bool,
+            board: BoardShape = TIC_TAC_TOE) -> str:
+    """Results of ``first`` against ``second`` on ``board``: as X, as O (with ``both``, or when
+    ``first`` only plays O), and in total. Exact (``games`` None) where the board's game fits the
+    exact tools; past that, sampled games with their 95% intervals, after a line saying so."""
+    env = TicTacToe(board=board)
+    sides = sides_of(first, board) if both else (sides_of(first, board)[0],)
+    if games is None and not is_exact(board):
+        lines = [too_large(board, f"{SAMPLE_GAMES:,} games per side, seed {seed}, "
+                                  f"95% intervals in brackets")]
+        for side in sides:
+            result = sampled_result(make_agent(first, side, env, seed=seed),
+                                    make_agent(second, -side, env, seed=seed + 1))
+            lines.append(f"{describe(first)} as {symbol(side)} against {describe(second)}: "
+                         f"wins {result.describe(result.wins)}, losses "
+                         f"{result.describe(result.losses)}, draws {result.describe(result.draws)}")
+        return "\n".join(lines)
     rows = [(f"as {symbol(side)}", first_agent_results(first, second, side, games, seed, env))
             for side in sides]
     if len(rows) > 1:
         rows.append(("total", tuple(sum(column) for column in zip(*(r[1] for r in rows)))))
     kind = "exact probabilities" if games is None else f"{games:,} games per side, seed {seed}"
-    title = f"{describe(first)} against {describe(second)} ({kind})"
+    on = "" if board == TIC_TAC_TOE else f" on {board.name}"
+    title = f"{describe(first)} against {describe(second)}{on} ({kind})"
     return title + "\n" + results_table(rows, exact=games is None)
 
 
@@ -106,14 +125,17 @@ def draw_line(line: list, start: State | None = None) -> str:
     return "\n\n".join(boards)
 
 
-def worst_case_report(spec: str, seed: int) -> str:
-    """Whether the agent can be beaten on each side it plays, and how (board by board)."""
-    env = TicTacToe()
+def worst_case_report(spec: str, seed: int, board: BoardShape = TIC_TAC_TOE) -> str:
+    """Whether the agent can be beaten on each side it plays, and how (board by board). Where
+    ``board`` is too large to walk: how often the perfect player beats it, sampled."""
+    env = TicTacToe(board=board)
+    if not is_exact(board):
+        return sampled_worst_case(spec, seed, env)
     parts = []
-    for side in sides_of(spec):
+    for side in sides_of(spec, board):
         agent = make_agent(spec, side, env, seed=seed)
         try:
-            value, line = worst_case(agent)
+            value, line = worst_case(agent, start_position(board))
         except PolicyUnknown as error:
             raise ValueError(f"the worst case of {spec!r} cannot be computed: {error}") from None
         name = f"{describe(spec)} playing {symbol(side)}"
@@ -123,9 +145,21 @@ def worst_case_report(spec: str, seed: int) -> str:
                          f"({verdict}).")
         else:
             parts.append(f"{name}: CAN BE BEATEN in {len(line)} moves "
-                         f"({' '.join(f'{r},{c}' for r, c in line)}):\n\n{draw_line(line)}\n\n"
-                         f"{symbol(-side)} wins.")
+                         f"({' '.join(f'{r},{c}' for r, c in line)}):\n\n"
+                         f"{draw_line(line, start_position(board))}\n\n{symbol(-side)} wins.")
     return "\n\n".join(parts)
+
+
+def sampled_worst_case(spec: str, seed: int, env: TicTacToe) -> str:
+    """How often the perfect player beats the agent on ``env``'s board, in sampled games."""
+    lines = [too_large(env.shape, f"instead {SAMPLE_GAMES:,} games per side against the perfect "
+                                  f"player (95% intervals in brackets)")]
+    for side in sides_of(spec, env.shape):
+        result: Sampled = sampled_result(make_agent(spec, side, env, seed=seed),
+                                         PerfectAgent(-side, env, seed=seed + 1))
+        lines.append(f"{describe(spec)} playing {symbol(side)}: the perfect player beats it in "
+                     f"{result.describe(result.losses)} of the games")
+    return "\n".join(lines)
 
 
 def mistakes_report(spec: str, seed: int) -> str:
@@ -189,8 +223,9 @@ def build_parser() -> cli.Parser:
     parser = cli.Parser(prog="Tester.py", description="Measure agents by sampled games or exactly.",
                         epilog=f"Agent specs: {VALID_SPECS}. Options follow a colon, e.g. "
                                "'playout:pnum=200', 'mcts:time=0.05', 'minimax:style=greedy'.")
-    parser.add_argument("--x", default=DEFAULT_X, metavar="SPEC",
-                        help=f"the first agent; it plays X (default: {DEFAULT_X})")
+    parser.add_argument("--x", default=None, metavar="SPEC",
+                        help=f"the first agent; it plays X (default: {DEFAULT_X}; on another "
+                             f"--board, {BIGGER_BOARD_X})")
     parser.add_argument("--o", default=DEFAULT_O, metavar="SPEC",
                         help=f"its opponent; it plays O (default: {DEFAULT_O})")
     parser.add_argument("--games", type=cli.count, default=DEFAULT_GAMES,
@@ -222,24 +257,28 @@ def build_parser() -> cli.Parser:
 
 
 # The flags each mode reads; any other flag given with it would be ignored, so it is refused.
-MODES = {"board": {"k", "cache"}, "optimum": set(), "worst-case": {"seed"}, "mistakes": {"seed"}, "show-q": {"moves"},
-         "analyse": {"moves", "seed"}, "": {"x", "o", "games", "seed", "both", "exact"}}
+MODES = {"board": {"k", "cache"}, "optimum": set(), "worst-case": {"seed"}, "mistakes": {"seed"},
+         "show-q": {"moves"}, "analyse": {"moves", "seed"},
+         "": {"x", "o", "games", "seed", "both", "exact"}}
+BOARD_FLAGS = {"board", "k"}
+ON_ANY_BOARD = {"", "worst-case"}   # the modes that measure agents on any board
 
 
 def check_mode(parser: cli.Parser, argv: list[str]) -> str:
     """The mode ``argv`` asks for (a key of ``MODES``); refuse two modes at once, and flags that
     the chosen mode would ignore."""
     given = {word[2:].split("=")[0] for word in argv if word.startswith("--")}
-    if given & MODES["board"]:
-        given.add("board")  # --k or --cache alone: the 3x3 board's perfect play
-    modes = [mode for mode in MODES if mode in given]
+    if given & (BOARD_FLAGS | {"cache"}) and not given - BOARD_FLAGS - {"cache"}:
+        return "board"   # the board's flags alone (--k or --cache alone: 3x3): perfect play
+    modes = [mode for mode in MODES if mode in given - BOARD_FLAGS]
     if len(modes) > 1:
         parser.error(f"choose one of --{' / --'.join(modes)}")
     mode = modes[0] if modes else ""
-    ignored = sorted(given - MODES[mode] - {mode})
+    allowed = MODES[mode] | (BOARD_FLAGS if mode in ON_ANY_BOARD else set())
+    ignored = sorted(given - allowed - {mode})
     if ignored and mode == "board":
-        parser.error("--board prints perfect play's value on that board; the agents play "
-                     f"3x3 only so far, so it does not use {', '.join('--' + f for f in ignored)}")
+        parser.error("--board with only --k and --cache prints perfect play's value; --cache "
+                     f"does not go with {', '.join('--' + f for f in ignored)}")
     if ignored:
         name = f"--{mode}" if mode else "a comparison of --x and --o"
         parser.error(f"{name} does not use {', '.join('--' + flag for flag in ignored)}")
@@ -251,12 +290,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     mode = check_mode(parser, argv)
+    board = board_from(args)
     if mode == "board":
-        print("\n".join(board_report(board_from(args), args.cache)))
+        print("\n".join(board_report(board, args.cache)))
     elif args.optimum:
         print(optimum_report())
     elif args.worst_case is not None:
-        print(worst_case_report(args.worst_case, args.seed))
+        print(worst_case_report(args.worst_case, args.seed, board))
     elif args.mistakes is not None:
         print(mistakes_report(args.mistakes, args.seed))
     elif args.show_q is not None:
@@ -264,7 +304,10 @@ def main(argv: list[str] | None = None) -> int:
     elif args.analyse is not None:
         print(analyse_report(args.analyse, args.moves, args.seed))
     else:
-        print(compare(args.x, args.o, None if args.exact else args.games, args.seed, args.both))
+        first = args.x if args.x is not None else \
+            DEFAULT_X if board == TIC_TAC_TOE else BIGGER_BOARD_X
+        print(compare(first, args.o, None if args.exact else args.games, args.seed, args.both,
+                      board))
     return 0
 
 

@@ -63,6 +63,12 @@ def is_exact(shape: BoardShape) -> bool:
     return exact_fits(shape)
 
 
+def too_large(shape: BoardShape, instead: str) -> str:
+    """The one line that says the exact tools stop at ``shape``, and what is done ``instead``."""
+    return (f"{shape.name} has more than {EXACT_LIMIT:,} reachable positions, too many to walk "
+            f"exactly: {instead}")
+
+
 def opponents_of(agent: Agent) -> dict[str, Agent]:
     """The evaluation opponents of ``agent`` on its board, each with its own seeded stream."""
     side, env = -agent.player, agent.env
@@ -75,8 +81,7 @@ def opponents_of(agent: Agent) -> dict[str, Agent]:
 
 @contextlib.contextmanager
 def greedy(agent: Agent):
-    """A learner (a table or a network: its ``train`` says whether it explores) plays its greedy
-    policy inside the block."""
+    """``agent`` plays its greedy policy inside the block (a learner stops exploring)."""
     was, agent.train = agent.train, False
     try:
         yield agent
@@ -102,9 +107,8 @@ def sampled_results(agent: Agent, games: int = SAMPLE_GAMES) -> dict[str, Sample
 def sampled_report(agent: Agent, games: int = SAMPLE_GAMES) -> str:
     """The lines a trainer prints where the exact tools stop: why, then each opponent's shares
     with their 95% intervals."""
-    shape = agent.env.shape
-    lines = [f"{shape.name} has more than {EXACT_LIMIT:,} reachable positions, too many to walk "
-             f"exactly: {games:,} games against each opponent, 95% intervals in brackets"]
+    lines = [too_large(agent.env.shape, f"{games:,} games against each opponent, 95% intervals "
+                                         "in brackets")]
     for name, result in sampled_results(agent, games).items():
         lines.append(f"sampled vs {name:<8}: wins {result.describe(result.wins)}  losses "
                      f"{result.describe(result.losses)}  draws {result.describe(result.draws)}")

@@ -331,8 +331,19 @@ def test_tester_solves_4x4_then_reads_it_from_the_cache(k, words, tmp_path):
         f"from the cache {tmp_path}/4x4_k{k}.json")
 
 
-def test_tester_refuses_agents_on_a_bigger_board_in_one_line():
-    done = subprocess.run([sys.executable, "Tester.py", "--board", "4x4", "--x", "random"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and done.stdout == ""
-    assert len(done.stderr.splitlines()) == 1 and "does not use --x" in done.stderr
+def test_tester_measures_agents_on_a_bigger_board_and_refuses_what_does_not_fit():
+    done = subprocess.run([sys.executable, "Tester.py", "--board", "4x4", "--x", "random",
+                           "--o", "random", "--games", "50"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "random against random on 4x4 k=4 (50 games per side, seed 0)" in done.stdout
+    wins, losses, draws = map(int, done.stdout.splitlines()[-1].split()[2:5])
+    assert wins + losses + draws == 50
+    for flags, words in ((["--mistakes", "random"], "does not use --board"),
+                         (["--x", "random", "--cache", "x"], "does not use --cache"),
+                         (["--x", "Data/Q_MC_X.pth"], "is a table for the 3x3 k=3 board, not "
+                                                       "for 4x4 k=4")):
+        done = subprocess.run([sys.executable, "Tester.py", "--board", "4x4", *flags],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and done.stdout == ""
+        assert len(done.stderr.splitlines()) == 1 and words in done.stderr

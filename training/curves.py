@@ -156,7 +156,9 @@ class LearningCurve:
                         markersize=3, color=colour, label=f"wins vs {opponent}")
                 ax.plot(self.checkpoints, [100 * r[opponent][1] for r in rates], marker="x",
                         markersize=4, linestyle="--", color=colour, label=f"losses vs {opponent}")
-            ax.set(title=f"Greedy {symbol(agent.player)} policy, exact results at checkpoints",
+            measured = "exact results" if is_exact(agent.env.shape) else \
+                f"results of {CURVE_GAMES} sampled games each"
+            ax.set(title=f"Greedy {symbol(agent.player)} policy, {measured} at checkpoints",
                    xlabel="episodes", ylabel="probability (%)", ylim=(-2, 102))
             ax.legend(loc="center right", fontsize="small")
         for ax in axes.values():

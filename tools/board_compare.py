@@ -1,0 +1,138 @@
+"""The table against the network on a bigger board, at equal games: where the table runs out.
+
+Both trainers run as a user runs them, each in a process of its own, with the same board, number
+of games and seed, and their own default parameters otherwise:
+
+    python MC_Trainer.py  --board 4x4 --k 4 --epochs 200000 --seed 1 --plot ...
+    python DQN_Trainer.py --board 4x4 --k 4 --epochs 200000 --seed 1 --plot ...
+
+Then both saved players are measured alike: ``--games`` games of each against ``random``,
+``advanced`` and the perfect player (``boards.evaluate``; perfect play draws 4x4 k=4, so every loss
+to it is the learner's mistake), each share with its 95% interval; what each keeps (the table's
+entries, the network's weights, the files' sizes); its training time and the process's peak
+memory. ``--plot`` puts the two learning curves side by side in one picture.
+
+    python tools/board_compare.py                        # 4x4 k=4, 200,000 games each
+    python tools/board_compare.py --epochs 20000 --board 3x4 --k 3 --plot compare.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import cli  # noqa: E402  (the project root is on the path only now)
+from boards.evaluate import Sampled, sampled_results  # noqa: E402
+from boards.flags import add_board_flags, board_from  # noqa: E402
+from players.specs import make_agent  # noqa: E402
+from TicTacToe import TicTacToe  # noqa: E402
+
+TRAINED = re.compile(r"Trained ([\d,]+) episodes in ([\d.]+) s")
+PEAK = re.compile(r"peak memory (\d+) KiB")
+# Runs a trainer script as `python SCRIPT ARGS` would, then says the process's peak memory.
+CHILD = ("import resource, runpy, sys\n"
+         "script, sys.argv = sys.argv[1], sys.argv[1:]\n"
+         "try:\n"
+         "    runpy.run_path(script, run_name='__main__')\n"
+         "finally:\n"
+         "    print(f'peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss} KiB',"
+         " file=sys.stderr)\n")
+PLAYERS = (("Q-table (MC_Trainer.py)", "MC_Trainer.py", "table.pth"),
+           ("network (DQN_Trainer.py)", "DQN_Trainer.py", "network.pt"))
+
+
+def train(script: str, args: list[str]) -> tuple[float, int]:
+    """Run one trainer to the end; its training seconds and peak memory in bytes. A failing run
+    stops everything with the trainer's own last line."""
+    result = subprocess.run([sys.executable, "-c", CHILD, script, *args], cwd=ROOT,
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        last = ([line for line in result.stderr.splitlines() if not PEAK.search(line)]
+                or ["(no message)"])[-1]
+        cli.fail(f"{script} failed (status {result.returncode}): {last}")
+    seconds, peak = TRAINED.search(result.stdout), PEAK.search(result.stderr)
+    return float(seconds.group(2)), int(peak.group(1)) * 1024
+
+
+def kept(path: str, env: TicTacToe) -> str:
+    """What the saved player holds: the table's entries, or the network's weights."""
+    agent = make_agent(path, 1, env)
+    if path.endswith(".pth"):
+        return f"{len(agent.Q):,} entries"
+    return f"{sum(p.numel() for p in agent.network.parameters()):,} weights"
+
+
+def shares(result: Sampled) -> str:
+    return (f"wins {result.describe(result.wins)}, losses {result.describe(result.losses)}, "
+            f"draws {result.describe(result.draws)}")
+
+
+def side_by_side(pictures: list[str], titles: list[str], path: str) -> None:
+    """The learning-curve pictures next to each other, in one file."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib import image, pyplot
+
+    figure, axes = pyplot.subplots(1, len(pictures), figsize=(13 * len(pictures), 8))
+    for axis, picture, title in zip(axes, pictures, titles):
+        axis.imshow(image.imread(picture))
+        axis.set_title(title, fontsize=18, pad=14)
+        axis.axis("off")
+    figure.savefig(path, dpi=60, bbox_inches="tight")
+    pyplot.close(figure)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cli.Parser(prog="tools/board_compare.py", description=__doc__.split("\n\n")[0])
+    add_board_flags(parser)
+    parser.set_defaults(board="4x4", k="4")
+    parser.add_argument("--epochs", type=cli.count, default=200_000,
+                        help="games each trainer plays (default: 200,000)")
+    parser.add_argument("--seed", type=cli.seed, default=1, help="random seed (default: 1)")
+    parser.add_argument("--games", type=cli.count, default=2_000,
+                        help="games against each opponent in the measurement (default: 2,000)")
+    parser.add_argument("--plot", default=None, metavar="PATH.png",
+                        help="draw the two learning curves side by side into this file")
+    args = parser.parse_args(argv)
+    board = board_from(args)
+    env = TicTacToe(board=board)
+    rows = {"training": [], "keeps": [], "random": [], "advanced": [], "perfect": []}
+    with tempfile.TemporaryDirectory() as folder:
+        curves = []
+        for title, script, name in PLAYERS:
+            out, curve = os.path.join(folder, name), os.path.join(folder, name + ".png")
+            seconds, peak = train(script, [
+                "--board", f"{board.rows}x{board.cols}", "--k", str(board.k), "--epochs",
+                str(args.epochs), "--seed", str(args.seed), "--out", out]
+                + (["--plot", curve] if args.plot else []))
+            curves.append(curve)
+            size = os.path.getsize(out)
+            rows["training"].append(f"{seconds:.0f} s, peak memory {peak / 2**20:,.0f} MB")
+            rows["keeps"].append(f"{kept(out, env)}, a file of {size / 2**20:,.1f} MB")
+            results = sampled_results(make_agent(out, 1, env), args.games)
+            for opponent, result in results.items():
+                rows[opponent].append(shares(result))
+        if args.plot:
+            side_by_side(curves, [title for title, _, _ in PLAYERS], args.plot)
+    print(f"{board.name}, X against random, {args.epochs:,} games each, seed {args.seed}; "
+          f"measured over {args.games:,} games against each opponent (95% intervals):\n")
+    print("| | " + " | ".join(title for title, _, _ in PLAYERS) + " |")
+    print("| --- | --- | --- |")
+    names = {"training": "training", "keeps": "what it keeps", "random": "vs random",
+             "advanced": "vs advanced", "perfect": "vs the perfect player"}
+    for key, cells in rows.items():
+        if cells:
+            print(f"| {names[key]} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run(main)

@@ -1,51 +1,32 @@
-"""The board of an m,n,k-game -- ``rows`` x ``cols`` cells, won by ``k`` in a row -- and its
-positions.
+"""The board of an m,n,k-game: ``rows`` x ``cols`` cells, won by ``k`` in a row.
 
-``BoardShape(3, 3, 3)`` is Tic-Tac-Toe. A shape is immutable and holds everything the rules, the
-exact tools, the network and the window need to know about the board:
+``BoardShape(3, 3, 3)`` is Tic-Tac-Toe. A shape is immutable and holds what the rules, the exact
+tools, the network and the window need to know: its cells ``(row, col)`` row-major and their flat
+indices, its win lines (every run of ``k`` in a row, column or diagonal) as indices and bit masks,
+its symmetries (eight on a square board, four on another), and a compact position as two
+bitboards ``(x_bits, o_bits)``. ``BoardShape.parse("4x4", None)`` reads ``--board`` and ``--k``.
 
-- its cells ``(row, col)`` in row-major order, and the flat index of each (``index``/``cell``);
-- its win lines (every run of ``k`` cells in a row, a column or a diagonal), as flat indices and
-  as bit masks;
-- its symmetries: the eight turns and mirrors of a square board, four (identity, two mirrors,
-  half turn) of any other;
-- a compact position: two bitboards, ``(x_bits, o_bits)``, bit ``i`` standing for flat cell ``i``.
-
-``BoardShape.parse("4x4", None)`` reads the command line's ``--board ROWSxCOLS`` and ``--k K``
-(``k`` defaults to the shorter side); bad text is a one-line ``ValueError``.
-
-Positions: 3x3 k=3 keeps the course's ``State``; every other board has ``BoardState`` s, a
-``State`` that carries its ``shape`` -- immutable, one shared object per position, the same
-methods -- so everything written against ``State`` (the agents, the episodes, the tables) plays
-on them unchanged. ``start_position(shape)`` is the empty board, ``shape_of(state)`` the board of
-any position.
+Its positions are in ``Board_State.py``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from State import ALL_CELLS, DRAW, EMPTY, O, O_WON, ONGOING, X, X_WON, Live_State, State, position_of
-
-if TYPE_CHECKING:
-    import numpy as np
-
+X, O, EMPTY = 1, -1, 0         # as in State.py, which this module does not import
 MIN_SIDE, MAX_SIDE = 1, 5
 
 Cell = tuple[int, int]
 Permutation = tuple[int, ...]  # position i says where cell i goes
 Position = tuple[int, int]     # (x_bits, o_bits)
 
-# ASCII digits only: str.isdigit and int() also accept other scripts' digits, which no board has.
 # One tuple object per cell of the largest board, shared by every shape: an action a position
 # handed out is one of these very objects, which lets the rules skip checking its form.
-# (3x3's are the course's ``State.ALL_CELLS``.)
-SHARED_CELLS: dict[Cell, Cell] = {
-    (row, col): ALL_CELLS[row * 3 + col] if row < 3 and col < 3 else (row, col)
-    for row in range(MAX_SIDE) for col in range(MAX_SIDE)}
+SHARED_CELLS: dict[Cell, Cell] = {(row, col): (row, col)
+                                  for row in range(MAX_SIDE) for col in range(MAX_SIDE)}
 
+# ASCII digits only: str.isdigit and int() also accept other scripts' digits, which no board has.
 _BOARD_TEXT = re.compile(r"([0-9]{1,2})[xX]([0-9]{1,2})", re.ASCII)
 _K_TEXT = re.compile(r"[0-9]{1,2}", re.ASCII)
 
@@ -218,121 +199,3 @@ class BoardShape:
 
 
 TIC_TAC_TOE = BoardShape(3, 3, 3)
-
-
-_INTERNED: dict[tuple[BoardShape, tuple[int, ...], int], "BoardState"] = {}
-
-
-class BoardState(State):
-    """An immutable position of ``shape`` (any board but 3x3 k=3): ``BoardState(shape, board=None,
-    player=1)``, where ``board`` is a rows x cols array, a nested or a flat sequence of 1 (X),
-    -1 (O) and 0 (empty). A ``ValueError`` of one line for anything else."""
-
-    __slots__ = ("shape",)
-
-    def __new__(cls, shape: BoardShape, board=None, player: int = X) -> "BoardState":
-        if player not in (X, O) or isinstance(player, bool):
-            raise ValueError(f"player must be 1 (X) or -1 (O), got {player!r}")
-        if board is None:
-            cells = (EMPTY,) * shape.size
-        else:
-            import numpy as np   # only a board given as an array needs it
-            try:
-                values = np.asarray(board, dtype=object).reshape(-1).tolist()
-            except (TypeError, ValueError):
-                raise ValueError(f"board must be {shape.rows}x{shape.cols} cells") from None
-            cells = shape.decode(shape.encode(values))   # encode checks the length and values
-        return intern(shape, cells, int(player))
-
-    def _fill_shape(self, shape: BoardShape, cells: tuple[int, ...], player: int) -> None:
-        setter = object.__setattr__
-        setter(self, "shape", shape)
-        for name, value in (("cells", cells), ("player", player), ("_board", None),
-                            ("_legal", None), ("_children", None), ("_q_keys", None)):
-            setter(self, name, value)
-        setter(self, "end_of_game", result_of(shape, cells))
-
-    def __eq__(self, other) -> bool:
-        if self is other:
-            return True
-        if not isinstance(other, State):
-            return NotImplemented
-        return (self.shape == other.shape and self.cells == other.cells
-                and self.player == other.player)
-
-    __hash__ = State.__hash__   # each position is one object (see State)
-
-    def __reduce__(self):
-        return (BoardState, (self.shape, self.cells, self.player))
-
-    def reset(self) -> State:
-        """The empty board of this shape (a position never changes; see ``State.reset``)."""
-        return start_position(self.shape)
-
-    @property
-    def board(self) -> np.ndarray:
-        if self._board is None:
-            import numpy as np
-            array = np.frombuffer(np.array(self.cells, dtype=np.int64).tobytes(),
-                                  dtype=np.int64).reshape(self.shape.rows, self.shape.cols)
-            object.__setattr__(self, "_board", array)
-        return self._board
-
-    def legal_actions(self) -> tuple[tuple[int, int], ...]:
-        if self._legal is None:
-            cells = self.shape.cells
-            legal = () if self.end_of_game else tuple(
-                cells[i] for i, value in enumerate(self.cells) if value == EMPTY)
-            object.__setattr__(self, "_legal", legal)
-        return self._legal
-
-    def children(self) -> dict[tuple[int, int], "BoardState"]:
-        if self._children is None:
-            shape, kids = self.shape, {}
-            for action in self.legal_actions():
-                cells = list(self.cells)
-                cells[action[0] * shape.cols + action[1]] = self.player
-                kids[action] = intern(shape, tuple(cells), -self.player)
-            object.__setattr__(self, "_children", kids)
-        return self._children
-
-    def __repr__(self) -> str:
-        return f"BoardState({self.shape.name}, {list(self.cells)}, player={self.player})"
-
-    def __str__(self) -> str:
-        symbols, cols = {X: "X", O: "O", EMPTY: "."}, self.shape.cols
-        return "\n".join(" ".join(symbols[v] for v in self.cells[r * cols:(r + 1) * cols])
-                         for r in range(self.shape.rows))
-
-
-def result_of(shape: BoardShape, cells: tuple[int, ...]) -> int:
-    """The result code of ``cells`` on ``shape``: a line of ``k`` wins, a full board draws."""
-    for line in shape.win_lines:
-        first = cells[line[0]]
-        if first != EMPTY and all(cells[i] == first for i in line):
-            return X_WON if first == X else O_WON
-    return DRAW if EMPTY not in cells else ONGOING
-
-
-def intern(shape: BoardShape, cells: tuple[int, ...], player: int) -> BoardState:
-    """The one shared ``BoardState`` of these (already valid) cells and side to move."""
-    key = (shape, cells, player)
-    state = _INTERNED.get(key)
-    if state is None:
-        state = object.__new__(BoardState)
-        state._fill_shape(shape, cells, player)
-        _INTERNED[key] = state
-    return state
-
-
-def start_position(shape: BoardShape = TIC_TAC_TOE) -> State:
-    """The empty board of ``shape``, X to move: the course's ``State()`` on 3x3 k=3."""
-    if shape is TIC_TAC_TOE or shape == TIC_TAC_TOE:   # "is": the common case, without a compare
-        return State()
-    return intern(shape, (EMPTY,) * shape.size, X)
-
-
-def shape_of(state: State | Live_State) -> BoardShape:
-    """The board of ``state`` (a position or the live game): 3x3 k=3 for the course's ``State``."""
-    position = position_of(state)
-    return position.shape if isinstance(position, BoardState) else TIC_TAC_TOE

@@ -36,7 +36,8 @@ import pygame
 from gui import paint
 from gui.display import open_window
 from gui.values import Overlay, best_cells, format_value, shown_values
-from Board import TIC_TAC_TOE, BoardShape, shape_of
+from Board import TIC_TAC_TOE, BoardShape
+from Board_State import shape_of
 from State import DRAW, EMPTY, X, Live_State, State, symbol
 
 Action = tuple[int, int]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from Agent import Agent
-from Board import shape_of
+from Board_State import shape_of
 from State import EMPTY, State, position_of
 from TicTacToe import Action, TicTacToe
 

@@ -19,7 +19,8 @@ import sys
 
 import cli
 from Agent import PolicyUnknown, seats
-from Board import TIC_TAC_TOE, BoardShape, start_position
+from Board import TIC_TAC_TOE, BoardShape
+from Board_State import start_position
 from boards.evaluate import SAMPLE_GAMES, Sampled, is_exact, sampled_result, too_large
 from boards.flags import add_board_flags, board_from
 from boards.perfect import PerfectAgent

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from numbers import Integral
 
-from Board import SHARED_CELLS, BoardShape, shape_of, start_position
-from State import DRAW, O_WON, ONGOING, X_WON, Live_State, State, position_of
+from Board import SHARED_CELLS, BoardShape
+from Board_State import shape_of, start_position
+from State import ALL_CELLS, DRAW, O_WON, ONGOING, X_WON, Live_State, State, position_of
 
 Action = tuple[int, int]
 # The cell tuples that ``legal_actions()`` hands out (on every board), by identity. An action that
 # is one of these very objects needs no check of its form; every other one (a list, numpy ints
 # from np.where, a float, ...) is checked in full.
-OWN_CELL_IDS = frozenset(map(id, SHARED_CELLS.values()))
+OWN_CELL_IDS = frozenset(map(id, (*ALL_CELLS, *SHARED_CELLS.values())))
 
 # Reward of reaching a position, always from X's point of view.
 REWARD = {ONGOING: 0, X_WON: 1, O_WON: -1, DRAW: 0}

@@ -11,7 +11,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from Agent import Agent
-from Board import BoardShape, shape_of
+from Board import BoardShape
+from Board_State import shape_of
 from boards.solver import Solver
 from State import State, position_of
 from TicTacToe import Action, TicTacToe

@@ -28,7 +28,9 @@ from numbers import Integral
 
 import numpy as np
 
-from Board import TIC_TAC_TOE, BoardShape, BoardState, shape_of
+from Board import TIC_TAC_TOE, BoardShape
+
+from Board_State import BoardState, shape_of
 from State import SIZE, State
 
 CELLS = SIZE * SIZE   # Tic-Tac-Toe's nine; any board has shape.size

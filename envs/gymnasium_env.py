@@ -25,7 +25,8 @@ from gymnasium import spaces
 
 from Agent import PolicyUnknown
 from envs import ENV_ID
-from Board import BoardShape, start_position
+from Board import BoardShape
+from Board_State import start_position
 from envs import board, render
 from envs.board import board_shape, side_number   # __init__'s argument "board" hides the module
 from players.specs import MixtureAgent, make_agent

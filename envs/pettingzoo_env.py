@@ -22,7 +22,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from Board import BoardShape, start_position
+from Board import BoardShape
+
+from Board_State import start_position
 from envs import board, render
 from envs.board import board_shape   # __init__'s argument "board" hides the module
 from State import O, ONGOING, State, X

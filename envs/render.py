@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from Board import TIC_TAC_TOE, shape_of
+from Board import TIC_TAC_TOE
+
+from Board_State import shape_of
 from State import DRAW, ONGOING, State, symbol
 
 TEXT_MODE, PIXEL_MODE, WINDOW_MODE = "ansi", "rgb_array", "human"

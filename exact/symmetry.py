@@ -7,7 +7,7 @@ times over: an update of ``(state, action)`` is also an update of each of its im
 
 from __future__ import annotations
 
-from Board import BoardState, intern
+from Board_State import BoardState, intern
 from State import ALL_CELLS, SIZE, State
 from TicTacToe import Action
 

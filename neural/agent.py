@@ -13,7 +13,8 @@ from __future__ import annotations
 import torch
 
 from Agent import Agent
-from Board import TIC_TAC_TOE, shape_of
+from Board import TIC_TAC_TOE
+from Board_State import shape_of
 from State import State, parse_moves, position_of, symbol
 from tables.view import board_grid
 from TicTacToe import Action, TicTacToe

@@ -18,7 +18,9 @@ import zipfile
 
 import numpy as np
 
-from Board import BoardShape, intern
+from Board import BoardShape
+
+from Board_State import intern
 from State import O, X, symbol
 
 FORMAT_NAME = "mnk-q-table"

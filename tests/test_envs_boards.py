@@ -6,7 +6,9 @@ import warnings
 import numpy as np
 import pytest
 
-from Board import BoardShape, BoardState
+from Board import BoardShape
+
+from Board_State import BoardState
 from State import O, X, X_WON, State
 from envs import board
 

@@ -16,7 +16,8 @@ import pytest
 
 import cli
 import Game as game_module
-from Board import TIC_TAC_TOE, BoardShape, BoardState, start_position
+from Board import TIC_TAC_TOE, BoardShape
+from Board_State import BoardState, start_position
 from Game import OTHER_BOARD_X, Game
 from Graphics import Graphics, View, winning_line
 from gui.captions import footer, status

@@ -56,6 +56,7 @@ OTHER_BENCHMARKS = (("tools/compare.py", ("--bench",), ("--bench", "--epochs", "
                     ("tools/benchmarks/book.py", ("--runs", "{runs}"), ("--runs", "1")),
                     ("tools/benchmarks/quit.py", ("--runs", "{runs}"), ("--runs", "1")),
                     ("tools/benchmarks/hostile.py", (), None),
+                    ("tools/benchmarks/revision.py", ("--runs", "{runs}"), ("--runs", "1")),
                     ("tools/benchmarks/dqn.py", (), None))   # seeds 1-10 of both modes: about 20 minutes
 QUICK_EPISODES = 300      # --quick: every run this short (it checks the script, not the speed)
 # Every full run's figures are also kept here (git ignores it), dated, for make docs to quote.

@@ -20,7 +20,7 @@ from array import array
 
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
-from Board import start_position
+from Board_State import start_position
 from boards.evaluate import is_exact, sampled_result
 from exact.solver import exact_result
 from State import DRAW, O_WON, X, X_WON, State, symbol

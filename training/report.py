@@ -9,7 +9,7 @@ import cli
 from AI_Agent import AI_Agent
 from Agent import seats
 from Episode import play_games
-from Board import start_position
+from Board_State import start_position
 from boards.evaluate import is_exact, sampled_report
 from exact.solver import worst_case
 from State import symbol

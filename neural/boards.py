@@ -22,6 +22,7 @@ import torch
 from torch.nn import functional
 
 from Board import BoardShape
+from neural.learner import DQNLearner
 from neural.network import QNetwork, masked
 from neural.replay import Layout, Replay
 from State import State
@@ -62,30 +63,20 @@ class Symmetries:
         return torch.stack(images, dim=1).reshape(-1, rows.shape[1])
 
 
-class BoardDQNLearner:
-    """``neural.learner.DQNLearner``'s interface and rule on a bigger board: ``remember`` a game's
-    learning steps, ``catch_up`` with the optimiser steps due, ``set_learning_rate``."""
+class BoardDQNLearner(DQNLearner):
+    """``DQNLearner`` on a bigger board: the same steps and rule, with the memory's rows holding
+    cells (``remember``), the target a copy of the network (``sync``) and the batch read from
+    those rows (``batch_loss``)."""
 
     def __init__(self, network: QNetwork, shape: BoardShape, capacity: int, seed: int,
                  gamma: float, lr: float, batch: int, steps_per_update: int, sync_every: int,
                  optimizer: dict | None = None) -> None:
-        device = network.device
-        self.network, self.shape = network, shape
-        self.symmetries = Symmetries(shape, device)
-        self.replay = Replay(capacity, seed, device, layout=Layout(
+        self.shape = shape
+        self.symmetries = Symmetries(shape, network.device)
+        replay = Replay(capacity, seed, network.device, layout=Layout(
             2 * shape.size + 3, self.symmetries.count, self.symmetries.turn))
-        self.gamma, self.batch = gamma, batch
-        self.steps_per_update, self.sync_every = steps_per_update, sync_every
-        self.pending = 0
-        self.optimizer = torch.optim.Adam(network.parameters(), lr=lr, fused=True)
-        if optimizer:
-            settings = self.optimizer.state_dict()["param_groups"]
-            self.optimizer.load_state_dict({"state": optimizer, "param_groups": settings})
-        self.sync()
-
-    def set_learning_rate(self, lr: float) -> None:
-        for group in self.optimizer.param_groups:
-            group["lr"] = lr
+        super().__init__(network, replay, gamma, lr, batch, steps_per_update, sync_every,
+                         optimizer)
 
     def remember(self, steps: list[tuple[State, Action, int]], final: State, side: int) -> None:
         """Store one game's learning steps of ``side`` (rewards X's, negated here for O)."""
@@ -97,15 +88,8 @@ class BoardDQNLearner:
             for (state, action, reward), after in zip(steps, following)])
         self.pending += len(steps)
 
-    def catch_up(self) -> list[float]:
-        """The optimiser steps due since the last one (none until a whole batch is held)."""
-        if len(self.replay) < self.batch:
-            return []
-        count, self.pending = divmod(self.pending, self.steps_per_update)
-        return [self.update() for _ in range(count)]
-
-    def update(self) -> float:
-        """One optimiser step on a batch from the memory; returns its Huber loss."""
+    def batch_loss(self) -> torch.Tensor:
+        """The Huber loss of a batch of cell rows against the double-DQN target."""
         n = self.shape.size
         cells, move, reward, after, ended = self.replay.sample_rows(self.batch).split(
             [n, 1, 1, n, 1], dim=1)
@@ -117,14 +101,7 @@ class BoardDQNLearner:
             ahead = self.target(seen).gather(1, picked).squeeze(1)
             ahead = torch.where(legal.any(dim=1), ahead, 0.0)
         target = reward.squeeze(1).float() + self.gamma * ahead
-        loss = functional.smooth_l1_loss(chosen, target)
-        self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        self.optimizer.step()
-        self.network.updates += 1
-        if self.network.updates % self.sync_every == 0:
-            self.sync()
-        return loss.item()
+        return functional.smooth_l1_loss(chosen, target)
 
     def sync(self) -> None:
         """Freeze the target: a copy of the network as it is now."""

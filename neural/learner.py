@@ -89,6 +89,17 @@ class DQNLearner:
 
     def update(self) -> float:
         """One optimiser step on a batch from the memory; returns the batch's Huber loss."""
+        loss = self.batch_loss()
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimizer.step()
+        self.network.updates += 1
+        if self.network.updates % self.sync_every == 0:
+            self.sync()
+        return loss.item()
+
+    def batch_loss(self) -> torch.Tensor:
+        """The Huber loss of a batch drawn from the memory, against the double-DQN target."""
         batch = self.replay.sample(self.batch)
         values = self.network(self.inputs[batch.states])
         chosen = values.gather(1, batch.actions.unsqueeze(1)).squeeze(1)
@@ -97,14 +108,7 @@ class DQNLearner:
             picked = masked(self.network(self.inputs[after]), self.masks[after]).argmax(dim=1)
             ahead = self.target_values[after].gather(1, picked.unsqueeze(1)).squeeze(1)
         target = batch.rewards + self.gamma * ahead
-        loss = functional.smooth_l1_loss(chosen, target)
-        self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        self.optimizer.step()
-        self.network.updates += 1
-        if self.network.updates % self.sync_every == 0:
-            self.sync()
-        return loss.item()
+        return functional.smooth_l1_loss(chosen, target)
 
     def sync(self) -> None:
         """Freeze the target: the network's values now, of every move in every position."""

@@ -144,6 +144,16 @@ def curves(repo: Path, writing: bool) -> str:
     return "\n![Learning curves of Q-learning with the lecture's settings](learning_curve.png)\n\n"
 
 
+def boards(repo: Path, writing: bool) -> str:
+    """The table against the network on 4x4 k=4 (``tools/board_compare.py``), and its curves."""
+    picture = repo / "Data" / "boards_curves.png"
+    printed = lines(run(repo, "tools/board_compare.py", "--plot", str(picture)))
+    if writing:
+        shutil.copyfile(picture, ROOT / "docs" / "images" / "boards_curves.png")
+    return (f"\n`python tools/board_compare.py` printed ({time.strftime('%Y-%m-%d')}, on a "
+            f"{os.cpu_count()}-core machine):\n\n{printed}\n\n")
+
+
 def bench(repo: Path, writing: bool) -> str:
     """The latest full ``make bench`` of this repository, as it printed it."""
     if not BENCH_RECORD.is_file():
@@ -212,7 +222,7 @@ FIGURES = {figure.name: figure for figure in (
     Figure("dqn", "minutes", dqn), Figure("compare", "minutes", compare),
     Figure("selfcheck", "minutes", selfcheck), Figure("bench", "minutes", bench),
     Figure("analyse", "instant", analyse), Figure("nim", "minutes", nim),
-    Figure("shipped", "seconds", shipped),
+    Figure("shipped", "seconds", shipped), Figure("boards", "minutes", boards),
     Figure("playout-minimax", "minutes",
            tester_games("--x", "playout", "--o", "minimax", "--games", "200", "--both")),
     Figure("mcts-minimax", "minutes",

@@ -9,6 +9,7 @@ import cli
 from AI_Agent import AI_Agent
 from Agent import seats
 from Episode import play_games
+from Board import TIC_TAC_TOE
 from Board_State import start_position
 from boards.evaluate import is_exact, sampled_report
 from exact.solver import worst_case
@@ -22,10 +23,12 @@ def exact_report(agent, spec: str = "TABLE") -> str:
     ``spec`` names it in the command that shows the beating line."""
     lines = [f"exact vs {name:<8}: wins {wins:.4%}  losses {losses:.4%}  draws {draws:.4%}"
              for name, (wins, losses, draws) in exact_results(agent).items()]
-    value, line = worst_case(agent, start_position(agent.env.shape))
+    shape = agent.env.shape
+    value, line = worst_case(agent, start_position(shape))
+    on = "" if shape == TIC_TAC_TOE else f" --board {shape.rows}x{shape.cols} --k {shape.k}"
     lines.append("unbeatable: no sequence of opponent moves beats it" if value >= 0 else
                  f"can be beaten, e.g. by the line {' '.join(f'{r},{c}' for r, c in line)} "
-                 f"(see: {cli.measure_command()} --worst-case {shlex.quote(spec)})")
+                 f"(see: {cli.measure_command()}{on} --worst-case {shlex.quote(spec)})")
     return "\n".join(lines)
 
 

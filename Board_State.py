@@ -60,7 +60,7 @@ class BoardState(State):
             return True
         if not isinstance(other, State):
             return NotImplemented
-        return (self.shape == other.shape and self.cells == other.cells
+        return (self.shape == shape_of(other) and self.cells == other.cells
                 and self.player == other.player)
 
     __hash__ = State.__hash__   # each position is one object (see State)

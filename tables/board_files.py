@@ -104,7 +104,8 @@ def _arrays(data: bytes) -> dict[str, np.ndarray]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = {info.filename: info for info in archive.infolist()}
-        if sorted(infos) != sorted(name + ".npy" for name in MEMBERS):
+        if len(archive.infolist()) != len(MEMBERS) or \
+                sorted(infos) != sorted(name + ".npy" for name in MEMBERS):
             raise ValueError("not a bigger board's Q-table (other members); retrain it")
         found = {}
         for name in MEMBERS:

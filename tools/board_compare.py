@@ -105,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     board = board_from(args)
     env = TicTacToe(board=board)
     rows = {"training": [], "keeps": [], "random": [], "advanced": [], "perfect": []}
+    losses: dict[str, list[str]] = {}    # opponent -> each player's share of games lost
     with tempfile.TemporaryDirectory() as folder:
         curves = []
         for title, script, name in PLAYERS:
@@ -120,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             results = sampled_results(make_agent(out, 1, env), args.games)
             for opponent, result in results.items():
                 rows[opponent].append(shares(result))
+                losses.setdefault(opponent, []).append(f"{result.losses / result.games:.2%}")
         if args.plot:
             side_by_side(curves, [title for title, _, _ in PLAYERS], args.plot)
     print(f"{board.name}, X against random, {args.epochs:,} games each, seed {args.seed}; "
@@ -131,6 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     for key, cells in rows.items():
         if cells:
             print(f"| {names[key]} | " + " | ".join(cells) + " |")
+    print("\nIn short, the share of games lost to random, advanced and the perfect player:")
+    for (title, _, _), lost, keeps in zip(PLAYERS, zip(*losses.values()), rows["keeps"]):
+        print(f"- {title}: " + " / ".join(lost) + f"; {keeps.split(',')[0]}")
     return 0
 
 

@@ -12,6 +12,7 @@ import sys
 import textwrap
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
@@ -144,14 +145,28 @@ def curves(repo: Path, writing: bool) -> str:
     return "\n![Learning curves of Q-learning with the lecture's settings](learning_curve.png)\n\n"
 
 
+@lru_cache(maxsize=1)
+def board_comparison(repo: Path) -> str:
+    """What ``tools/board_compare.py`` prints (about a quarter of an hour: run once for both of
+    its figures), its curves drawn into the scratch copy's Data/."""
+    return lines(run(repo, "tools/board_compare.py", "--plot",
+                     str(repo / "Data" / "boards_curves.png")))
+
+
 def boards(repo: Path, writing: bool) -> str:
-    """The table against the network on 4x4 k=4 (``tools/board_compare.py``), and its curves."""
-    picture = repo / "Data" / "boards_curves.png"
-    printed = lines(run(repo, "tools/board_compare.py", "--plot", str(picture)))
+    """The table against the network on 4x4 k=4, in full, and its curves."""
+    printed = board_comparison(repo)
     if writing:
-        shutil.copyfile(picture, ROOT / "docs" / "images" / "boards_curves.png")
+        shutil.copyfile(repo / "Data" / "boards_curves.png",
+                        ROOT / "docs" / "images" / "boards_curves.png")
+    table = printed.split("\n\nIn short")[0]
     return (f"\n`python tools/board_compare.py` printed ({time.strftime('%Y-%m-%d')}, on a "
-            f"{os.cpu_count()}-core machine):\n\n{printed}\n\n")
+            f"{os.cpu_count()}-core machine):\n\n{table}\n\n")
+
+
+def boards_short(repo: Path, writing: bool) -> str:
+    """The same comparison's closing lines: each player's losses."""
+    return board_comparison(repo).split("\n\nIn short, ")[1].split("\n", 1)[1] + "\n"
 
 
 def bench(repo: Path, writing: bool) -> str:
@@ -223,6 +238,7 @@ FIGURES = {figure.name: figure for figure in (
     Figure("selfcheck", "minutes", selfcheck), Figure("bench", "minutes", bench),
     Figure("analyse", "instant", analyse), Figure("nim", "minutes", nim),
     Figure("shipped", "seconds", shipped), Figure("boards", "minutes", boards),
+    Figure("boards-short", "minutes", boards_short),
     Figure("playout-minimax", "minutes",
            tester_games("--x", "playout", "--o", "minimax", "--games", "200", "--both")),
     Figure("mcts-minimax", "minutes",

@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {names[key]} | " + " | ".join(cells) + " |")
     print("\nIn short, the share of games lost to random, advanced and the perfect player:")
     for (title, _, _), lost, keeps in zip(PLAYERS, zip(*losses.values()), rows["keeps"]):
-        print(f"- {title}: " + " / ".join(lost) + f"; {keeps.split(',')[0]}")
+        print(f"- {title}: " + " / ".join(lost) + f", keeping {keeps.split(', a file')[0]}")
     return 0
 
 

@@ -15,13 +15,15 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from Board import BoardShape
 
 from Board_State import intern
 from State import O, X, symbol
+
+if TYPE_CHECKING:
+    import numpy as np
 
 FORMAT_NAME = "mnk-q-table"
 FORMAT_VERSION = 1
@@ -29,8 +31,7 @@ MAX_FILE_BYTES = 1 << 30           # 16 bytes an entry: some 60 million entries
 MEMBERS = ("format", "version", "rows", "cols", "k", "side", "meta", "x_bits", "o_bits",
            "actions", "values")
 NPZ_START = b"PK\x03\x04"
-HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
-                  (2, 0): np.lib.format.read_array_header_2_0}
+HEADER_VERSIONS = ((1, 0), (2, 0))   # the .npy header versions numpy writes
 
 
 def is_board_file(path: str) -> bool:
@@ -46,6 +47,7 @@ def is_board_file(path: str) -> bool:
 
 def encode(shape: BoardShape, Q: dict, side: int, meta: dict) -> bytes:
     """The bytes of the file holding table ``Q`` (keys ``(state, (row, col))`` of ``shape``)."""
+    import numpy as np   # here: a training run that saves no bigger table skips it
     bits = {}
     x_bits, o_bits, actions, values = [], [], [], []
     for (state, (row, col)), value in Q.items():
@@ -69,6 +71,7 @@ def decode(path: str, data: bytes, board: BoardShape,
            side: int | None) -> tuple[dict, int, dict, BoardShape]:
     """``(Q, side, meta, board)`` of the file's bytes, checked; ``ValueError`` (one line, without
     the path: the caller adds it) for anything a table of ``board`` for ``side`` cannot be."""
+    import numpy as np
     arrays = _arrays(data)
     if str(arrays["format"]) != FORMAT_NAME or int(arrays["version"]) != FORMAT_VERSION:
         raise ValueError("not a bigger board's Q-table of a version this code reads; retrain it")
@@ -101,6 +104,7 @@ def decode(path: str, data: bytes, board: BoardShape,
 
 def _arrays(data: bytes) -> dict[str, np.ndarray]:
     """The archive's arrays, each member's size checked against its header before it is read."""
+    import numpy as np
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = {info.filename: info for info in archive.infolist()}
@@ -114,10 +118,11 @@ def _arrays(data: bytes) -> dict[str, np.ndarray]:
                 raise ValueError("a member compressed as numpy never writes; retrain it")
             with archive.open(info) as stream:
                 version = np.lib.format.read_magic(stream)
-                read_header = HEADER_READERS.get(version)
-                if read_header is None:
+                if version not in HEADER_VERSIONS:
                     raise ValueError(f"member {name} is in a numpy format version this code "
                                      "does not read; retrain it")
+                read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                               else np.lib.format.read_array_header_2_0)
                 shape, _, dtype = read_header(stream)
                 if dtype.hasobject or len(shape) > 1:
                     raise ValueError(f"member {name} holds objects or a table of tables")
@@ -136,6 +141,7 @@ def _check_entries(shape: BoardShape, side: int, x: np.ndarray, o: np.ndarray,
                    actions: np.ndarray, values: np.ndarray) -> None:
     """Every entry at once: bits on the board and on distinct cells, the counts of a position
     with ``side`` to move, no finished game, the move an empty cell, the value finite."""
+    import numpy as np
     if not (len(x) == len(o) == len(actions) == len(values)):
         raise ValueError("damaged table (its arrays differ in length); retrain it")
     full = (1 << shape.size) - 1

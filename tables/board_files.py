@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import zipfile
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,8 @@ HEADER_VERSIONS = ((1, 0), (2, 0))   # the .npy header versions numpy writes
 def is_board_file(path: str) -> bool:
     """Whether the file ``path`` looks like this format (a zip whose first member is
     ``format.npy``); a file that cannot be read is not (its full read will say why)."""
+    if not os.path.isfile(path):   # nothing to open (and no attempt for an audit hook to see)
+        return False
     try:
         with open(path, "rb") as stream:
             start = stream.read(40)

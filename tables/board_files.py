@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import zipfile
+from numbers import Real
 from typing import TYPE_CHECKING
 
 from Board import BoardShape
@@ -28,7 +30,13 @@ if TYPE_CHECKING:
 
 FORMAT_NAME = "mnk-q-table"
 FORMAT_VERSION = 1
-MAX_FILE_BYTES = 1 << 30           # 16 bytes an entry: some 60 million entries
+# 16 bytes an entry: some 16 million entries, ten times a 200,000-game 4x4 table; reading one
+# takes about twenty times its size in memory.
+MAX_FILE_BYTES = 1 << 28
+# Each member's type, exactly as ``encode`` writes it ("U": text, "i": a whole number).
+KINDS = {"format": "U", "version": "i", "rows": "i", "cols": "i", "k": "i", "side": "i",
+         "meta": "U", "x_bits": "uint32", "o_bits": "uint32", "actions": "uint8",
+         "values": "float64"}
 MEMBERS = ("format", "version", "rows", "cols", "k", "side", "meta", "x_bits", "o_bits",
            "actions", "values")
 NPZ_START = b"PK\x03\x04"
@@ -54,6 +62,10 @@ def encode(shape: BoardShape, Q: dict, side: int, meta: dict) -> bytes:
     bits = {}
     x_bits, o_bits, actions, values = [], [], [], []
     for (state, (row, col)), value in Q.items():
+        if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) \
+                or state.player != side or (row, col) not in state.legal_actions():
+            raise ValueError(f"{state!r}, {(row, col)}: {value!r} is not a finite value of a "
+                             f"legal move with {symbol(side)} to move")
         pair = bits.get(state)
         if pair is None:
             pair = bits[state] = shape.encode(state.cells)
@@ -134,6 +146,10 @@ def _arrays(data: bytes) -> dict[str, np.ndarray]:
                     raise ValueError(f"member {name} is cut short")
             with archive.open(info) as stream:
                 found[name] = np.lib.format.read_array(stream, allow_pickle=False)
+            kind = found[name].dtype
+            if (kind.kind if len(KINDS[name]) == 1 else kind.name) != KINDS[name]:
+                raise ValueError(f"member {name} holds {kind.name}, not what a table's does; "
+                                 "retrain it")
     except (zipfile.BadZipFile, OSError, EOFError, KeyError) as error:
         raise ValueError(f"not a readable bigger board's Q-table ({error}); copy it again or "
                          "retrain it") from None

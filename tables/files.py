@@ -93,9 +93,13 @@ def save_board_table(path: str, Q: QTable, side: int, meta: dict | None,
     path = os.fspath(path)
     meta = plain_meta(meta or {})
     problem = side_problem(side) or meta_problem(meta)
+    try:
+        data = None if problem else board_files.encode(board, dict(Q), int(side), meta)
+    except ValueError as error:    # an entry that loading would refuse
+        problem = str(error)
     if problem:
         raise ValueError(f"not saving {path}: {problem}")
-    return _write_checked(path, board_files.encode(board, dict(Q), int(side), meta))
+    return _write_checked(path, data)
 
 
 def _write_checked(path: str, data: bytes) -> bytes:

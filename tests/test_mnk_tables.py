@@ -173,6 +173,12 @@ def test_a_bigger_boards_table_round_trips_and_is_refused_for_another_board(tmp_
         assert "\n" not in str(caught.value)
     with pytest.raises(TableError, match="is a table for the 3x3 k=3 board, not for 4x4 k=4"):
         load_table("Data/Q_MC_X.pth", board=FOUR)
+    first = start_position(FOUR)
+    for bad in ({(first, (1, 1)): float("nan")}, {(first.children()[(0, 0)], (1, 1)): 0.5},
+                {(first, (1, 1)): 1j}):
+        with pytest.raises(ValueError, match="not saving"):
+            save_board_table(path, bad, X, {}, FOUR)
+    assert load_table(path, side=X, board=FOUR)[0] == four_by_four_table()   # left as it was
 
 
 def archive(**changes) -> bytes:
@@ -215,6 +221,10 @@ HOSTILE = {
                                      o_bits=np.array([15 << 4, 0, 0], dtype=np.uint32)),
     "occupied cell": lambda: archive(actions=np.array([5, 0, 0], dtype=np.uint8)),
     "not a number": lambda: archive(values=np.array([np.nan, 0, 0])),
+    "complex values": lambda: archive(values=np.array([1j, 0, 0])),
+    "a negative move": lambda: archive(actions=np.array([-1, 0, 0], dtype=np.int8)),
+    "signed bitboards": lambda: archive(x_bits=np.array([0, 0, -32], dtype=np.int64)),
+    "a side of 1.5": lambda: archive(side=np.array(1.5)),
     "wrong counts": lambda: archive(x_bits=np.array([3, 0, 0], dtype=np.uint32)),
     "cut short": lambda: archive()[:-200],
     "huge header": lambda: archive(values=np.lib.stride_tricks.as_strided(

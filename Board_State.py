@@ -36,6 +36,8 @@ class BoardState(State):
     def __new__(cls, shape: BoardShape, board=None, player: int = X) -> "BoardState":
         if player not in (X, O) or isinstance(player, bool):
             raise ValueError(f"player must be 1 (X) or -1 (O), got {player!r}")
+        if shape == TIC_TAC_TOE:   # an equal BoardState would hash apart from the State it equals
+            raise ValueError("a 3x3 k=3 position is a State: use State(board, player)")
         if board is None:
             cells = (EMPTY,) * shape.size
         else:

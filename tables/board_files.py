@@ -20,10 +20,10 @@ import zipfile
 from numbers import Real
 from typing import TYPE_CHECKING
 
-from Board import BoardShape
+from Board import TIC_TAC_TOE, BoardShape
 
 from Board_State import intern
-from State import O, X, symbol
+from State import O, X, State, symbol
 
 if TYPE_CHECKING:
     import numpy as np
@@ -107,10 +107,13 @@ def decode(path: str, data: bytes, board: BoardShape,
     _check_entries(shape, file_side, x, o, actions, values)
     states: dict[tuple[int, int], object] = {}
     Q = {}
+    # 3x3 k=3 positions are the course's States: a BoardState equal to one would hash apart
+    make = State.from_valid_cells if shape == TIC_TAC_TOE else \
+        (lambda cells, player: intern(shape, cells, player))
     for xb, ob, action, value in zip(x.tolist(), o.tolist(), actions.tolist(), values.tolist()):
         state = states.get((xb, ob))
         if state is None:
-            state = states[xb, ob] = intern(shape, shape.decode((xb, ob)), file_side)
+            state = states[xb, ob] = make(shape.decode((xb, ob)), file_side)
         Q[(state, shape.cells[action])] = value
     if not Q:
         raise ValueError("empty Q-table (no state-action values); train one first")

@@ -21,7 +21,6 @@ from numbers import Real
 from typing import TYPE_CHECKING
 
 from Board import TIC_TAC_TOE, BoardShape
-
 from Board_State import intern
 from State import O, X, State, symbol
 

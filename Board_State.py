@@ -132,12 +132,20 @@ class Successors(Mapping):
         return len(self.parent.legal_actions())
 
 
-def result_of(shape: BoardShape, cells: tuple[int, ...]) -> int:
-    """The result code of ``cells`` on ``shape``: a line of ``k`` wins, a full board draws."""
+def complete_line(shape: BoardShape, cells: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The first of ``shape.win_lines`` that one side's marks fill in ``cells``, or ``None``."""
     for line in shape.win_lines:
         first = cells[line[0]]
         if first != EMPTY and all(cells[i] == first for i in line):
-            return X_WON if first == X else O_WON
+            return line
+    return None
+
+
+def result_of(shape: BoardShape, cells: tuple[int, ...]) -> int:
+    """The result code of ``cells`` on ``shape``: a line of ``k`` wins, a full board draws."""
+    line = complete_line(shape, cells)
+    if line is not None:
+        return X_WON if cells[line[0]] == X else O_WON
     return DRAW if EMPTY not in cells else ONGOING
 
 

@@ -37,7 +37,7 @@ from gui import paint
 from gui.display import open_window
 from gui.values import Overlay, best_cells, format_value, shown_values
 from Board import TIC_TAC_TOE, BoardShape
-from Board_State import shape_of
+from Board_State import complete_line, shape_of
 from State import DRAW, EMPTY, X, Live_State, State, symbol
 
 Action = tuple[int, int]
@@ -82,11 +82,10 @@ def status_line(state: State) -> str:
 def winning_line(state: State | Live_State) -> tuple[Action, Action] | None:
     """The two end cells of the line of ``k`` that won the game -- the first complete one in the
     board's ``win_lines`` order -- or ``None`` (no winner). The ends are the same cell when k=1."""
-    shape, cells = shape_of(state), state.cells
-    for line in shape.win_lines:
-        first = cells[line[0]]
-        if first != EMPTY and all(cells[i] == first for i in line):
-            return shape.cell(line[0]), shape.cell(line[-1])
+    shape = shape_of(state)
+    line = complete_line(shape, state.cells)
+    if line is not None:
+        return shape.cell(line[0]), shape.cell(line[-1])
     return None
 
 

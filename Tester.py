@@ -102,8 +102,7 @@ def compare(first: str, second: str, games: int | None, seed: int, both: bool,
             result = sampled_result(make_agent(first, side, env, seed=seed),
                                     make_agent(second, -side, env, seed=seed + 1))
             lines.append(f"{describe(first)} as {symbol(side)} against {describe(second)}: "
-                         f"wins {result.describe(result.wins)}, losses "
-                         f"{result.describe(result.losses)}, draws {result.describe(result.draws)}")
+                         f"{result.summary()}")
         return "\n".join(lines)
     rows = [(f"as {symbol(side)}", first_agent_results(first, second, side, games, seed, env))
             for side in sides]

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import cli  # noqa: E402  (the project root is on the path only now)
-from boards.evaluate import Sampled, sampled_results  # noqa: E402
+from boards.evaluate import sampled_results  # noqa: E402
 from boards.flags import add_board_flags, board_from  # noqa: E402
 from players.specs import make_agent  # noqa: E402
 from TicTacToe import TicTacToe  # noqa: E402
@@ -68,11 +68,6 @@ def kept(path: str, env: TicTacToe) -> str:
     if path.endswith(".pth"):
         return f"{len(agent.Q):,} entries"
     return f"{sum(p.numel() for p in agent.network.parameters()):,} weights"
-
-
-def shares(result: Sampled) -> str:
-    return (f"wins {result.describe(result.wins)}, losses {result.describe(result.losses)}, "
-            f"draws {result.describe(result.draws)}")
 
 
 def side_by_side(pictures: list[str], titles: list[str], path: str) -> None:
@@ -120,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             rows["keeps"].append(f"{kept(out, env)}, a file of {size / 2**20:,.1f} MB")
             results = sampled_results(make_agent(out, 1, env), args.games)
             for opponent, result in results.items():
-                rows[opponent].append(shares(result))
+                rows[opponent].append(result.summary())
                 losses.setdefault(opponent, []).append(f"{result.losses / result.games:.2%}")
         if args.plot:
             side_by_side(curves, [title for title, _, _ in PLAYERS], args.plot)

@@ -324,6 +324,7 @@ def test_mc_on_4x4_repeats_bit_for_bit_and_resumes(tmp_path, capsys):
     assert load_table(str(paths[0]), board=FOUR)[2]["episodes_done"] == 3500
 
 
+@pytest.mark.solved_only     # a student's own main cannot resume: it refuses --resume first
 def test_the_command_line_refuses_a_resume_on_another_board_in_one_line(tmp_path):
     path = saved(tmp_path)
     done = subprocess.run([sys.executable, "MC_Trainer.py", "--resume", path, "--board", "3x3",

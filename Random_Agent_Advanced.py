@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from Agent import Agent
-from Board_State import shape_of
+from Board_State import PositionCache, shape_of
 from State import EMPTY, State, position_of
 from TicTacToe import Action, TicTacToe
 
-# Winning/blocking cell per position (for its side to move): positions are shared objects, so this
-# stays small.
-_FORCED_MOVE_CACHE: dict[State, Action | None] = {}
+# Winning/blocking cell per position (for its side to move): bounded, for a bigger board's sake.
+_FORCED_MOVE_CACHE: dict[State, Action | None] = PositionCache()
 
 
 def completing_cell(state: State, mark: int) -> Action | None:
@@ -17,7 +16,8 @@ def completing_cell(state: State, mark: int) -> Action | None:
     of them), or ``None``.
 
     Lines are scanned in the course's order: rows top to bottom, columns left to right, the main
-    diagonal, then the anti-diagonal; the first such line decides.
+    diagonal, then the anti-diagonal; the first such line decides. (A bigger board scans them in
+    ``BoardShape.win_lines`` order: all down-right diagonals before the down-left ones.)
     """
     cells, shape = state.cells, shape_of(state)
     for line in shape.win_lines:

@@ -7,7 +7,7 @@ times over: an update of ``(state, action)`` is also an update of each of its im
 
 from __future__ import annotations
 
-from Board_State import BoardState, intern
+from Board_State import BoardState, PositionCache, intern
 from State import ALL_CELLS, SIZE, State
 from TicTacToe import Action
 
@@ -46,8 +46,8 @@ TRANSFORMS = _all_transforms()  # TRANSFORMS[0] is the identity
 SOURCES = tuple(tuple(transform.index(cell) for cell in range(SIZE * SIZE))
                 for transform in TRANSFORMS)
 
-_STATE_IMAGES: dict[State, tuple[State, ...]] = {}
-_IMAGE_CACHE: dict[tuple[State, Action], tuple[tuple[State, Action], ...]] = {}
+_STATE_IMAGES: dict[State, tuple[State, ...]] = PositionCache()
+_IMAGE_CACHE: dict[tuple[State, Action], tuple[tuple[State, Action], ...]] = PositionCache()
 
 
 def transform_state(state: State, transform: tuple[int, ...]) -> State:

@@ -9,6 +9,7 @@ from abc import ABC, abstractmethod
 from typing import Callable
 
 from Agent import Agent, PolicyUnknown
+from Board_State import PositionCache
 from State import ONGOING, State, position_of
 from TicTacToe import Action, TicTacToe
 
@@ -16,7 +17,7 @@ MAX_SECONDS = 3600.0  # a longer think per move is a typo
 
 # Position -> the positions after each of its legal moves, as a tuple (made once per position).
 # States are shared objects with a cached hash, so this lookup is one fast dict access.
-_SUCCESSORS: dict[State, tuple[State, ...]] = {}
+_SUCCESSORS: dict[State, tuple[State, ...]] = PositionCache()
 
 
 def successors(state: State) -> tuple[State, ...]:

@@ -12,14 +12,20 @@ import numpy as np
 import pytest
 
 from Board import TIC_TAC_TOE, BoardShape
-from Board_State import BoardState, shape_of, start_position
+from Board_State import BoardState, PositionCache, shape_of, start_position
 from boards.evaluate import Z_95, Sampled, opponents_of, sampled_result
 from boards.perfect import PerfectAgent, solver_of
 from Episode import play_games
+import Random_Agent_Advanced as advanced
+from exact import symmetry
 from exact.symmetry import board_images, images
+from players import search
+from players.mcts import MCTSAgent
+from players.playout import PlayoutAgent
+from players.search import successors
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced, completing_cell, forced_move
-from State import DRAW, O, O_WON, ONGOING, X, X_WON, State
+from State import DRAW, O, O_WON, ONGOING, X, X_WON, State, all_states
 from TicTacToe import TicTacToe
 
 FOUR = BoardShape(4, 4, 4)
@@ -252,6 +258,65 @@ def test_the_advanced_player_blocks_the_opponents_three_and_prefers_its_own_win(
 def test_a_line_holding_both_marks_is_no_threat():
     state = after(FOUR, [(0, 0), (0, 3), (0, 1), (3, 3), (0, 2)])[0]   # X X X O on the top row
     assert completing_cell(state, X) is None and completing_cell(state, O) is None
+
+
+# --- caches keyed by positions ---------------------------------------------------------------------
+
+def test_a_position_cache_starts_again_when_full_and_keeps_its_newest_entry():
+    cache = PositionCache(limit=3)
+    for n in range(10):
+        cache[n] = n * n
+        assert len(cache) <= 3 and cache[n] == n * n
+    assert dict(cache) == {9: 81}       # 9 came when 6, 7, 8 filled it
+
+
+def test_every_3x3_cache_holds_the_whole_game_without_starting_again():
+    caches = (advanced._FORCED_MOVE_CACHE, symmetry._IMAGE_CACHE, symmetry._STATE_IMAGES,
+              search._SUCCESSORS)
+    for cache in caches:
+        cache.clear()       # earlier tests may have left bigger boards' positions in them
+    states = all_states()
+    for state in states:
+        forced_move(state)
+        successors(state)
+        for action in state.legal_actions():
+            images(state, action)
+    moving = [state for state in states if state.legal_actions()]
+    pairs = sum(len(state.legal_actions()) for state in states)
+    assert (len(states), len(moving), pairs) == (5478, 4520, 16167)
+    assert len(symmetry._IMAGE_CACHE) == pairs and len(symmetry._STATE_IMAGES) == len(moving)
+    assert len(advanced._FORCED_MOVE_CACHE) == len(search._SUCCESSORS) == len(states)
+
+
+def test_long_runs_on_a_bigger_board_keep_the_caches_bounded_and_the_answers_right(monkeypatch):
+    caches = (advanced._FORCED_MOVE_CACHE, symmetry._IMAGE_CACHE, search._SUCCESSORS)
+    for cache in caches:
+        monkeypatch.setattr(cache, "limit", 50)
+    env = TicTacToe(board=FOUR)
+    rng = random.Random(3)
+    for _ in range(40):
+        state = env.reset()
+        while state.end_of_game == ONGOING:
+            assert forced_move(state) == (completing_cell(state, state.player)
+                                          or completing_cell(state, -state.player))
+            assert successors(state) == tuple(state.children().values())
+            action = rng.choice(state.legal_actions())
+            assert images(state, action) == board_images(state, action)
+            state = env.next_state(state, action)[0]
+    assert all(0 < len(cache) <= 50 for cache in caches)
+
+
+# --- the searching players -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [lambda env, seed: PlayoutAgent(X, env, pnum=30, seed=seed),
+                                  lambda env, seed: MCTSAgent(X, env, iterations=200, seed=seed)],
+                         ids=["playout", "mcts"])
+def test_the_searching_players_take_a_win_of_four_and_play_whole_4x4_games(make):
+    env = TicTacToe(board=FOUR)
+    state = after(FOUR, [(3, 0), (0, 0), (3, 1), (1, 1), (3, 3), (0, 3)])[0]   # X: 3,0 3,1 3,3
+    assert make(env, 1).get_action(state) == (3, 2)
+    x_wins, o_wins, draws = play_games(make(env, 2), Random_Agent(O, env, seed=3), env, 3)
+    assert x_wins + o_wins + draws == 3 and x_wins >= 2
 
 
 # --- the perfect player ---------------------------------------------------------------------------

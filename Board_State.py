@@ -134,8 +134,9 @@ class Successors(Mapping):
 
 class PositionCache(dict):
     """A dict keyed by positions that never holds more than ``limit`` entries: when full, it starts
-    again empty. All of 3x3 fits (5,478 positions, 16,167 of them with a move), so there it is a
-    plain dict; a long run on a bigger board meets millions, which would otherwise all stay."""
+    again empty. All of 3x3 fits (5,478 positions, 16,167 pairs of a position and a legal move),
+    so there it is a plain dict; a long run on a bigger board meets millions, which would
+    otherwise all stay."""
 
     __slots__ = ("limit",)
 

@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     board = board_from(args)
     env = TicTacToe(board=board)
     rows = {"training": [], "keeps": [], "random": [], "advanced": [], "perfect": []}
-    losses: dict[str, list[str]] = {}    # opponent -> each player's share of games lost
+    short = []    # each player's share of games lost to each opponent, and what it keeps
     with tempfile.TemporaryDirectory() as folder:
         curves = []
         for title, script, name in PLAYERS:
@@ -112,11 +112,14 @@ def main(argv: list[str] | None = None) -> int:
             curves.append(curve)
             size = os.path.getsize(out)
             rows["training"].append(f"{seconds:.0f} s, peak memory {peak / 2**20:,.0f} MB")
-            rows["keeps"].append(f"{kept(out, env)}, a file of {size / 2**20:,.1f} MB")
+            keeps = kept(out, env)
+            rows["keeps"].append(f"{keeps}, a file of {size / 2**20:,.1f} MB")
             results = sampled_results(make_agent(out, 1, env), args.games)
             for opponent, result in results.items():
                 rows[opponent].append(result.summary())
-                losses.setdefault(opponent, []).append(f"{result.losses / result.games:.2%}")
+            short.append(f"- {title}: " + " / ".join(f"{result.losses / result.games:.2%}"
+                                                     for result in results.values())
+                         + f", keeping {keeps}")
         if args.plot:
             side_by_side(curves, [title for title, _, _ in PLAYERS], args.plot)
     print(f"{board.name}, X against random, {args.epochs:,} games each, seed {args.seed}; "
@@ -129,8 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         if cells:
             print(f"| {names[key]} | " + " | ".join(cells) + " |")
     print("\nIn short, the share of games lost to random, advanced and the perfect player:")
-    for (title, _, _), lost, keeps in zip(PLAYERS, zip(*losses.values()), rows["keeps"]):
-        print(f"- {title}: " + " / ".join(lost) + f", keeping {keeps.split(', a file')[0]}")
+    print("\n".join(short))
     return 0
 
 

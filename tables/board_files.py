@@ -36,8 +36,7 @@ MAX_FILE_BYTES = 1 << 28
 KINDS = {"format": "U", "version": "i", "rows": "i", "cols": "i", "k": "i", "side": "i",
          "meta": "U", "x_bits": "uint32", "o_bits": "uint32", "actions": "uint8",
          "values": "float64"}
-MEMBERS = ("format", "version", "rows", "cols", "k", "side", "meta", "x_bits", "o_bits",
-           "actions", "values")
+MEMBERS = tuple(KINDS)   # in the order encode writes them
 NPZ_START = b"PK\x03\x04"
 HEADER_VERSIONS = ((1, 0), (2, 0))   # the .npy header versions numpy writes
 

@@ -27,6 +27,7 @@ from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced, completing_cell, forced_move
 from State import DRAW, O, O_WON, ONGOING, X, X_WON, State, all_states
 from TicTacToe import TicTacToe
+from tests.test_boards import reference_lines
 
 FOUR = BoardShape(4, 4, 4)
 WIDE = BoardShape(3, 4, 3)
@@ -321,18 +322,7 @@ def test_the_searching_players_take_a_win_of_four_and_play_whole_4x4_games(make)
 
 # --- the perfect player ---------------------------------------------------------------------------
 
-def plain_lines(rows: int, cols: int, k: int) -> list[tuple[int, ...]]:
-    found = set()
-    for r in range(rows):
-        for c in range(cols):
-            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                cells = [(r + dr * i, c + dc * i) for i in range(k)]
-                if all(0 <= rr < rows and 0 <= cc < cols for rr, cc in cells):
-                    found.add(tuple(rr * cols + cc for rr, cc in cells))
-    return sorted(found)
-
-
-WIDE_LINES = plain_lines(3, 4, 3)
+WIDE_LINES = sorted(tuple(sorted(line)) for line in reference_lines(3, 4, 3))
 
 
 @lru_cache(maxsize=None)

@@ -6,7 +6,6 @@ import copy
 import math
 import pickle
 import random
-from functools import lru_cache
 
 import numpy as np
 import pytest
@@ -16,7 +15,6 @@ from Board_State import BoardState, PositionCache, shape_of, start_position
 from boards.evaluate import Z_95, Sampled, opponents_of, sampled_result
 from boards.perfect import PerfectAgent, solver_of
 from Episode import play_games
-import Random_Agent_Advanced as advanced
 from exact import symmetry
 from exact.symmetry import board_images, images
 from players import search
@@ -24,10 +22,12 @@ from players.mcts import MCTSAgent
 from players.playout import PlayoutAgent
 from players.search import successors
 from Random_Agent import Random_Agent
+import Random_Agent_Advanced as advanced
 from Random_Agent_Advanced import Random_Agent_Advanced, completing_cell, forced_move
 from State import DRAW, O, O_WON, ONGOING, X, X_WON, State, all_states
 from TicTacToe import TicTacToe
 from tests.test_boards import reference_lines
+from tests.test_mnk_tables import negamax
 
 FOUR = BoardShape(4, 4, 4)
 WIDE = BoardShape(3, 4, 3)
@@ -325,19 +325,6 @@ def test_the_searching_players_take_a_win_of_four_and_play_whole_4x4_games(make)
 WIDE_LINES = sorted(tuple(sorted(line)) for line in reference_lines(3, 4, 3))
 
 
-@lru_cache(maxsize=None)
-def plain_value(cells: tuple[int, ...], mover: int) -> int:
-    """Perfect play's result for ``mover`` on 3x4 k=3 (1, 0, -1) by a plain negamax over tuples."""
-    for line in WIDE_LINES:
-        first = cells[line[0]]
-        if first and all(cells[i] == first for i in line):
-            return 1 if first == mover else -1
-    moves = [i for i, v in enumerate(cells) if v == 0]
-    if not moves:
-        return 0
-    return max(-plain_value(cells[:i] + (mover,) + cells[i + 1:], -mover) for i in moves)
-
-
 def test_wide_board_lines_are_the_plain_ones():
     assert len(WIDE_LINES) == 14        # 6 in rows, 4 in columns, 4 diagonal
     assert sorted(WIDE.win_lines) == WIDE_LINES
@@ -361,13 +348,13 @@ def test_the_perfect_player_keeps_exactly_the_moves_a_plain_negamax_keeps():
         values = {}
         for (r, c) in state.legal_actions():
             i = r * 4 + c
-            values[(r, c)] = -plain_value(state.cells[:i] + (mover,) + state.cells[i + 1:], -mover)
+            values[(r, c)] = -negamax(state.cells[:i] + (mover,) + state.cells[i + 1:], -mover)
         best = max(values.values())
         expected = {move for move, value in values.items() if value == best}
         assert set(players[mover].best_actions(state)) == expected, state
         probs = players[mover].action_probs(state)
         assert set(probs) == expected and math.isclose(sum(probs.values()), 1)
-    assert plain_value((0,) * 12, X) == solver_of(WIDE).value()
+    assert negamax((0,) * 12, X) == solver_of(WIDE).value()
 
 
 def test_the_perfect_player_wins_every_game_of_4x4_k3_as_x():

@@ -30,6 +30,7 @@ from neural.replay import Replay
 from neural.report import perfect_share
 from State import State, symbol
 from TicTacToe import TicTacToe
+from training.checkpoints import BestCheckpoint
 from training.dqn_options import NetworkDefaults
 from training.report import exact_report, learner_report
 from training.run import (Run, attach_curve, check_more_to_do, default_path, learner_seed,
@@ -39,13 +40,17 @@ from training.options import is_self_play
 
 class NetworkLearner:
     """``agents`` (sharing ``learner.network``) learning by ``learner``; Adam's rate falls from
-    ``alpha`` to ``final_alpha`` over ``schedule_episodes`` episodes (a resumed run's plan)."""
+    ``alpha`` to ``final_alpha`` over ``schedule_episodes`` episodes (a resumed run's plan).
+    ``keeper``: what picks the network the run ends with (``training.checkpoints``), or None to
+    end with the last one."""
     noun = "network"
 
     def __init__(self, agents: list[DQNAgent], learner: DQNLearner, alpha: float,
-                 final_alpha: float, schedule_episodes: int) -> None:
+                 final_alpha: float, schedule_episodes: int,
+                 keeper: BestCheckpoint | None = None) -> None:
         self.agents, self.learner = agents, learner
         self.alpha, self.final_alpha, self.schedule_episodes = alpha, final_alpha, schedule_episodes
+        self.keeper = keeper
         self.meta: dict = {}
         self.losses: list[float] = []      # since the last progress note
 
@@ -56,12 +61,16 @@ class NetworkLearner:
         learner.set_learning_rate(learning_rate(self.alpha, self.final_alpha, epoch,
                                                 self.schedule_episodes))
         self.losses += learner.catch_up()
+        if self.keeper is not None:
+            self.keeper.consider(epoch + 1, learner.network, learner.optimizer)
 
     def save(self, path: str, episodes_done: int) -> None:
         """The network with its record, its episode count and Adam's state (to resume); where
         ``path`` cannot be written, into a fallback file that ``NotSaved`` names."""
         sides = tuple(agent.player for agent in self.agents)
         meta = dict(self.meta, episodes_done=episodes_done)
+        if self.keeper is not None and self.keeper.kept_episode is not None:
+            meta["kept_episode"] = self.keeper.kept_episode
         save_or_keep(path, self.learner.network, sides, meta, self.learner.optimizer.state_dict())
 
     def describe(self, record: dict) -> None:
@@ -79,7 +88,9 @@ class NetworkLearner:
         if agent.env.shape != TIC_TAC_TOE:
             return learner_report(agent, path)
         right, total = perfect_share(agent, agent.player)
-        return (f"{exact_report(agent, path)}\n"
+        first = agent is self.agents[0]
+        kept = self.keeper.describe() if self.keeper is not None and first else ""
+        return (f"{kept}\n" * bool(kept) + f"{exact_report(agent, path)}\n"
                 f"perfect moves: {right:,} of {total:,} {symbol(agent.player)} positions "
                 f"({right / total:.2%}); the others: {cli.measure_command()} --mistakes {path}")
 
@@ -161,7 +172,11 @@ def build_network_run(args: argparse.Namespace, defaults: NetworkDefaults, title
         rule = DQNLearner(network, Replay(args.memory, args.seed, device), *settings)
     else:
         rule = BoardDQNLearner(network, board, args.memory, args.seed, *settings)
-    learner = NetworkLearner(agents, rule, args.alpha, args.final_alpha, schedule)
+    keeper = None
+    if args.keep == "best" and board == TIC_TAC_TOE:    # the exact checks take 0.13 s on 3x3
+        opponent_name = "self" if self_play else args.opponent
+        keeper = BestCheckpoint(agents, opponent_name, start, args.epochs, schedule)
+    learner = NetworkLearner(agents, rule, args.alpha, args.final_alpha, schedule, keeper)
     record = network_record(args, sides, device, schedule, decay)
     if board != TIC_TAC_TOE:    # 3x3 networks stay byte for byte what they were
         record["board"] = board.name

@@ -1,9 +1,16 @@
-"""Deep Q-learning at its target, seed by seed: ``python DQN_Trainer.py --seed S`` run exactly as a
-user runs it, for X against random and for self-play, with its exact results and its times.
+"""Deep Q-learning at its target, seed by seed and kernel by kernel: ``python DQN_Trainer.py --seed
+S`` run exactly as a user runs it, for X against random and for self-play, under each level of
+torch's CPU kernels that this processor offers, with its exact results and its times.
 
-    python tools/benchmarks/dqn.py                     # seeds 1-10, both modes (about 15 minutes)
-    python tools/benchmarks/dqn.py --seeds 1-3 --modes x
+    python tools/benchmarks/dqn.py                     # seeds 1-10, both modes, every level
+    python tools/benchmarks/dqn.py --seeds 1-3 --modes x --kernels native
     python tools/benchmarks/dqn.py -- --batch 512      # the same with other trainer flags
+
+torch picks its CPU kernels by the processor (``ATEN_CPU_CAPABILITY``: the plain ``default``
+ones, ``avx2``, ``avx512``), and they round differently, so one seed trains another network on
+another processor. The levels run here: ``default``, ``avx2`` and this processor's own
+(``native``), each once (on an AVX2 processor native is avx2); a level the processor lacks is left
+out with a line that says so.
 
 The target (every seed): X against random wins at least 99 % of all games with no losses and is
 unbeatable; in self-play X and O are both unbeatable; each run takes at most 120 s, the median at
@@ -14,6 +21,7 @@ with other work shows as wall time above CPU time. One line per run as it ends, 
 
 from __future__ import annotations
 
+import os
 import re
 import resource
 import statistics
@@ -28,11 +36,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import cli  # noqa: E402  (the project root must be on the path first)
 
 ROOT = Path(__file__).resolve().parents[2]
+KERNEL_LEVELS = ("default", "avx2", "native")  # ATEN_CPU_CAPABILITY; native: torch's own choice
 TARGET_WINS = 99.0              # % of all games, X against random
 MAX_SECONDS = 120.0             # every run
 MEDIAN_SECONDS = 45.0           # the median run
 MODES = {"x": ("X vs random", []), "self": ("self-play", ["--opponent", "self"])}
 _WINS = re.compile(r"exact vs random\s*: wins ([\d.]+)%\s+losses ([\d.]+)%")
+
+
+def kernel_names(text: str) -> tuple[str, ...]:
+    """Kernel levels written as ``default,avx2,native``."""
+    names = tuple(text.split(","))
+    if not names or not set(names) <= {"default", "avx2", "avx512", "native"}:
+        raise cli.argparse.ArgumentTypeError("expected kernel levels among default, avx2, avx512 "
+                                             f"and native, like default,native; got {text!r}")
+    return names
 
 
 def seed_range(text: str) -> list[int]:
@@ -52,6 +70,35 @@ def seed_range(text: str) -> list[int]:
     return seeds
 
 
+def kernel_in_use(level: str) -> str | None:
+    """The kernels torch runs under ``ATEN_CPU_CAPABILITY=level`` (``native``: unset), as torch
+    names them (``DEFAULT``, ``AVX2``, ``AVX512``); None when this processor cannot run them."""
+    done = subprocess.run([sys.executable, "-c", "import torch; "
+                           "print(torch.backends.cpu.get_cpu_capability())"],
+                          capture_output=True, text=True, env=kernel_env(level), check=True)
+    taken = done.stdout.strip()
+    return taken if level == "native" or taken.lower() == level else None
+
+
+def kernel_levels(asked: tuple[str, ...] = KERNEL_LEVELS) -> dict[str, str]:
+    """``{level: torch's name of its kernels}`` for each of ``asked`` this processor runs, each
+    set of kernels once (native is left out where it is one of the others)."""
+    found: dict[str, str] = {}
+    for level in asked:
+        taken = kernel_in_use(level)
+        if taken is not None and taken not in found.values():
+            found[level] = taken
+    return found
+
+
+def kernel_env(level: str) -> dict[str, str]:
+    """The environment of a run under ``level`` (``native``: as torch chooses)."""
+    env = {key: value for key, value in os.environ.items() if key != "ATEN_CPU_CAPABILITY"}
+    if level != "native":
+        env["ATEN_CPU_CAPABILITY"] = level
+    return env
+
+
 def side_reports(printed: str) -> list[dict]:
     """What the trainer's exact report says of each side it trained (X, then O in self-play):
     wins and losses against random (%), and whether it is unbeatable."""
@@ -66,13 +113,14 @@ def side_reports(printed: str) -> list[dict]:
     return reports
 
 
-def one_run(mode: str, seed: int, extra: list[str], folder: str) -> dict:
-    """``DQN_Trainer.py --seed seed`` in ``mode``: its sides' reports, wall and CPU seconds."""
+def one_run(mode: str, seed: int, extra: list[str], folder: str, level: str = "native") -> dict:
+    """``DQN_Trainer.py --seed seed`` in ``mode`` under the kernels of ``level``: its sides'
+    reports, wall and CPU seconds."""
     command = [sys.executable, str(ROOT / "DQN_Trainer.py"), "--seed", str(seed), *MODES[mode][1],
                "--out", f"{folder}/{mode}-{seed}.pt", "--threads", "1", *extra]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=kernel_env(level))
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -116,20 +164,32 @@ def main(argv: list[str] | None = None) -> int:
                         help="the seeds to run, e.g. 1-10 or 1,4 (default: 1-10)")
     parser.add_argument("--modes", choices=("x", "self", "both"), default="both",
                         help="x: X against random; self: self-play; both (default)")
+    parser.add_argument("--kernels", type=kernel_names, default=KERNEL_LEVELS,
+                        help="the kernel levels to run, e.g. default,native (default: "
+                             f"{','.join(KERNEL_LEVELS)}, each one this processor has)")
     parser.add_argument("trainer", nargs="*", metavar="-- FLAGS",
                         help="more DQN_Trainer.py flags, after --, for every run")
     args = parser.parse_args(argv)
     modes = list(MODES) if args.modes == "both" else [args.modes]
-    print(f"DQN_Trainer.py {' '.join(args.trainer) or 'defaults'}: {len(modes) * len(args.seeds)} "
-          "runs, one after the other", flush=True)
+    levels = kernel_levels(args.kernels)
+    for level in set(args.kernels) - set(levels):
+        why = "the same kernels as another level" if level == "native" else "not on this processor"
+        print(f"kernels {level}: left out ({why})")
+    runs_in_all = len(modes) * len(args.seeds) * len(levels)
+    print(f"DQN_Trainer.py {' '.join(args.trainer) or 'defaults'}: {runs_in_all} runs, one after "
+          "the other", flush=True)
+    missed = 0
     with tempfile.TemporaryDirectory() as folder:
-        for mode in modes:
-            name = MODES[mode][0]
-            runs = []
-            for seed in args.seeds:
-                runs.append(one_run(mode, seed, args.trainer, folder))
-                print(run_line(name, runs[-1]), flush=True)
-            print(summary(name, runs), flush=True)
+        for level, taken in levels.items():
+            for mode in modes:
+                name = f"{MODES[mode][0]}, kernels {level} ({taken})"
+                runs = []
+                for seed in args.seeds:
+                    runs.append(one_run(mode, seed, args.trainer, folder, level))
+                    print(run_line(name, runs[-1]), flush=True)
+                print(summary(name, runs), flush=True)
+                missed += sum(not run["met"] for run in runs)
+    print(f"all levels: target met in {runs_in_all - missed} of {runs_in_all} runs")
     return 0
 
 

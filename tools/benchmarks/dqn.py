@@ -22,6 +22,7 @@ with other work shows as wall time above CPU time. One line per run as it ends, 
 from __future__ import annotations
 
 import os
+import platform
 import re
 import resource
 import statistics
@@ -36,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import cli  # noqa: E402  (the project root must be on the path first)
 
 ROOT = Path(__file__).resolve().parents[2]
+RECORD = ROOT / "Data" / "bench-dqn.txt"
 KERNEL_LEVELS = ("default", "avx2", "native")  # ATEN_CPU_CAPABILITY; native: torch's own choice
 TARGET_WINS = 99.0              # % of all games, X against random
 MAX_SECONDS = 120.0             # every run
@@ -80,15 +82,21 @@ def kernel_in_use(level: str) -> str | None:
     return taken if level == "native" or taken.lower() == level else None
 
 
-def kernel_levels(asked: tuple[str, ...] = KERNEL_LEVELS) -> dict[str, str]:
-    """``{level: torch's name of its kernels}`` for each of ``asked`` this processor runs, each
-    set of kernels once (native is left out where it is one of the others)."""
+def kernel_levels(asked: tuple[str, ...] = KERNEL_LEVELS) -> tuple[dict[str, str], list[str]]:
+    """``({level: torch's name of its kernels}, [why a level is left out])`` for ``asked``: each
+    set of kernels runs once (native is left out where it is one of the others)."""
     found: dict[str, str] = {}
+    left_out = []
     for level in asked:
         taken = kernel_in_use(level)
-        if taken is not None and taken not in found.values():
+        if taken is None:
+            left_out.append(f"kernels {level}: left out (not on this processor)")
+        elif taken in found.values():
+            left_out.append(f"kernels {level}: left out (the same kernels, {taken}, as another "
+                            "level)")
+        else:
             found[level] = taken
-    return found
+    return found, left_out
 
 
 def kernel_env(level: str) -> dict[str, str]:
@@ -171,13 +179,22 @@ def main(argv: list[str] | None = None) -> int:
                         help="more DQN_Trainer.py flags, after --, for every run")
     args = parser.parse_args(argv)
     modes = list(MODES) if args.modes == "both" else [args.modes]
-    levels = kernel_levels(args.kernels)
-    for level in set(args.kernels) - set(levels):
-        why = "the same kernels as another level" if level == "native" else "not on this processor"
-        print(f"kernels {level}: left out ({why})")
+    levels, left_out = kernel_levels(args.kernels)
+    printed: list[str] = []
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+        printed.append(line)
+
+    import torch   # only for its version: each run is a process of its own
+    header = (f"tools/benchmarks/dqn.py, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, on "
+              f"a {os.cpu_count()}-core {platform.machine()} machine, torch {torch.__version__}, "
+              f"load average {os.getloadavg()[0]:.1f} at the start")
+    for line in left_out:
+        say(line)
     runs_in_all = len(modes) * len(args.seeds) * len(levels)
-    print(f"DQN_Trainer.py {' '.join(args.trainer) or 'defaults'}: {runs_in_all} runs, one after "
-          "the other", flush=True)
+    say(f"DQN_Trainer.py {' '.join(args.trainer) or 'defaults'}: {runs_in_all} runs, one after "
+        "the other")
     missed = 0
     with tempfile.TemporaryDirectory() as folder:
         for level, taken in levels.items():
@@ -186,10 +203,16 @@ def main(argv: list[str] | None = None) -> int:
                 runs = []
                 for seed in args.seeds:
                     runs.append(one_run(mode, seed, args.trainer, folder, level))
-                    print(run_line(name, runs[-1]), flush=True)
-                print(summary(name, runs), flush=True)
+                    say(run_line(name, runs[-1]))
+                say(summary(name, runs))
                 missed += sum(not run["met"] for run in runs)
-    print(f"all levels: target met in {runs_in_all - missed} of {runs_in_all} runs")
+    say(f"all levels: target met in {runs_in_all - missed} of {runs_in_all} runs "
+        f"(load average {os.getloadavg()[0]:.1f} at the end)")
+    whole = (args.seeds, args.modes, args.kernels, args.trainer) == \
+        (list(range(1, 11)), "both", KERNEL_LEVELS, [])
+    if whole:
+        RECORD.parent.mkdir(exist_ok=True)
+        RECORD.write_text("\n".join([header, *printed]) + "\n", encoding="utf-8")
     return 0
 
 

@@ -16,7 +16,7 @@ TORCH ?= $(if $(filter Linux,$(shell uname -s)),$(if $(NVIDIA_GPU),pin,cpu),pin)
 TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
 TORCH_PIN := $(shell grep -E '^torch==' requirements.txt)
 
-.PHONY: venv extras notebook play train dqn test test-all bench data compare curves docs exercise check nim clean
+.PHONY: venv extras notebook play train dqn test test-all bench bench-dqn data compare curves docs exercise check nim clean
 
 # More flags for a target's script, e.g. make train ARGS="--epochs 500000" or
 # make compare ARGS="--epochs 20000" (the tests run every target this way, at small sizes).
@@ -62,6 +62,11 @@ test-all: venv
 
 bench: venv
 	$(PY) tools/bench.py $(ARGS)
+
+# The DQN's seeds 1-10, X against random and self-play, under each level of torch's CPU kernels
+# this processor offers (docs/SPEED.md); each run is about 40 s of CPU, 60 runs on AVX-512.
+bench-dqn: venv
+	$(PY) tools/benchmarks/dqn.py $(ARGS)
 
 # The shipped tables: learned from play (Monte Carlo control), against mixed opponents so that
 # they meet strong and weak play alike; about a minute in all.

@@ -37,7 +37,8 @@ SMALLER_IF_GIVEN = {"Tester.py": {"--games": "4"}}
 # make targets: the ARGS that keep them short (the target's own command line otherwise).
 MAKE_ARGS = {"play": "--x random --o random --games 1 --delay 0", "train": "--epochs 2000",
              "dqn": "--epochs 300", "compare": "--epochs 300", "curves": "--epochs 2000",
-             "nim": "--games 300", "bench": "--quick", "docs": "--only tester exact optimum show-q",
+             "nim": "--games 300", "bench": "--quick",
+             "bench-dqn": "--seeds 1 --modes self --kernels native -- --epochs 200", "docs": "--only tester exact optimum show-q",
              "notebook": "--version"}
 # What is not run here, and why: whole command lines, and programs.
 NOT_RUN = {

@@ -19,6 +19,7 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent.parent
 COSTS = ("instant", "seconds", "minutes")   # on an idle 2-core machine, per figure
 BENCH_RECORD = ROOT / "Data" / "bench.txt"
+DQN_BENCH_RECORD = ROOT / "Data" / "bench-dqn.txt"
 TIMEOUT = 1800
 
 
@@ -118,14 +119,24 @@ def nim(repo: Path, writing: bool) -> str:
     return "\n" + "\n".join(rows) + "\n\n"
 
 
+def torch_kernels() -> str:
+    """``torch 2.13.0+cpu, AVX512 kernels``: the torch and the CPU kernels it picks here, which
+    decide a network's last bits (docs/SPEED.md, the DQN on every processor)."""
+    done = subprocess.run([sys.executable, "-c", "import torch; print(torch.__version__, "
+                           "torch.backends.cpu.get_cpu_capability())"], capture_output=True,
+                          text=True, timeout=TIMEOUT, check=True)
+    version, kernels = done.stdout.split()
+    return f"torch {version}, {kernels} kernels"
+
+
 def dqn(repo: Path, writing: bool) -> str:
     started = time.perf_counter()
     printed = lines(run(repo, "DQN_Trainer.py", "--seed", "1")).splitlines()
     seconds = time.perf_counter() - started
     shown = [line for line in printed if line.startswith(
-        ("Trained", "Saved", "exact vs", "unbeatable", "CAN BE BEATEN", "perfect moves"))]
+        ("Trained", "Saved", "kept", "exact vs", "unbeatable", "CAN BE BEATEN", "perfect moves"))]
     return (f"\nA default run with `--seed 1` printed ({seconds:.0f} s in all, on a "
-            f"{os.cpu_count()}-core machine, {time.strftime('%Y-%m-%d')}):\n"
+            f"{os.cpu_count()}-core machine, {torch_kernels()}, {time.strftime('%Y-%m-%d')}):\n"
             + code("\n".join(shown)))
 
 
@@ -161,7 +172,7 @@ def boards(repo: Path, writing: bool) -> str:
                         ROOT / "docs" / "images" / "boards_curves.png")
     table = printed.split("\n\nIn short")[0]
     return (f"\n`python tools/board_compare.py` printed ({time.strftime('%Y-%m-%d')}, on a "
-            f"{os.cpu_count()}-core machine):\n\n{table}\n\n")
+            f"{os.cpu_count()}-core machine, {torch_kernels()}):\n\n{table}\n\n")
 
 
 def boards_short(repo: Path, writing: bool) -> str:
@@ -174,6 +185,14 @@ def bench(repo: Path, writing: bool) -> str:
     if not BENCH_RECORD.is_file():
         raise MissingInput(f"no {BENCH_RECORD.relative_to(ROOT)} yet: run make bench first")
     first, *rest = BENCH_RECORD.read_text(encoding="utf-8").strip("\n").splitlines()
+    return f"\nThe latest run ({first}):\n" + code("\n".join(rest))
+
+
+def dqn_bench(repo: Path, writing: bool) -> str:
+    """The latest whole ``make bench-dqn``, as it printed it."""
+    if not DQN_BENCH_RECORD.is_file():
+        raise MissingInput(f"no {DQN_BENCH_RECORD.relative_to(ROOT)} yet: run make bench-dqn first")
+    first, *rest = DQN_BENCH_RECORD.read_text(encoding="utf-8").strip("\n").splitlines()
     return f"\nThe latest run ({first}):\n" + code("\n".join(rest))
 
 
@@ -236,6 +255,7 @@ FIGURES = {figure.name: figure for figure in (
     Figure("tests", "seconds", tests), Figure("curves", "seconds", curves),
     Figure("dqn", "minutes", dqn), Figure("compare", "minutes", compare),
     Figure("selfcheck", "minutes", selfcheck), Figure("bench", "minutes", bench),
+    Figure("dqn-bench", "minutes", dqn_bench),
     Figure("analyse", "instant", analyse), Figure("nim", "minutes", nim),
     Figure("shipped", "seconds", shipped), Figure("boards", "minutes", boards),
     Figure("boards-short", "minutes", boards_short),

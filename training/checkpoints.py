@@ -30,7 +30,7 @@ from Board_State import start_position
 from exact.solver import worst_case
 from training.curves import checkpoint_episodes, exact_results
 
-CHECKS = 200        # exact checks over the second half of a run (plus one at its end)
+CHECKS = 200        # intervals between exact checks over a run's second half (201 checks)
 ROUNDING = 9       # decimals of a score compared: far below a game's share, far above rounding
 
 

@@ -308,7 +308,11 @@ def parse_moves(text: str, start: State | None = None) -> State:
                                       and p.strip().lstrip("-").isdigit() for p in parts):
             raise ValueError(f"move {token!r} is not 'row,col'")
         action = (int(parts[0]), int(parts[1]))
+        if action not in ALL_CELLS:
+            raise ValueError(f"move {token!r} is off the board (row and col go from 0 to "
+                             f"{SIZE - 1})")
         if action not in state.children():
-            raise ValueError(f"move {token!r} is not legal in this position")
+            why = "the game is over" if state.children() == {} else "the cell is taken"
+            raise ValueError(f"move {token!r} is not legal in this position ({why})")
         state = state.children()[action]
     return state

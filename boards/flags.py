@@ -8,10 +8,11 @@ import cli
 from Board import BoardShape
 
 
-def add_board_flags(parser: argparse.ArgumentParser) -> None:
-    """Add ``--board`` and ``--k`` to ``parser``; ``board_from`` reads them back."""
-    parser.add_argument("--board", default="3x3", metavar="ROWSxCOLS",
-                        help="the board, 1 to 5 cells a side (default 3x3)")
+def add_board_flags(parser: argparse.ArgumentParser, default: str = "3x3") -> None:
+    """Add ``--board`` (``default`` when not given) and ``--k`` to ``parser``; ``board_from``
+    reads them back."""
+    parser.add_argument("--board", default=default, metavar="ROWSxCOLS",
+                        help=f"the board, 1 to 5 cells a side (default {default})")
     parser.add_argument("--k", default=None, metavar="K",
                         help="marks in a row that win (default: the board's shorter side)")
 

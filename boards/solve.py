@@ -44,9 +44,12 @@ def board_report(shape: BoardShape, cache_folder: str) -> list[str]:
     bars = []
 
     def progress(nodes: int) -> None:
+        if not nodes:     # no "0.00 positions" line: the bar starts with the first count
+            return
         if not bars:  # the bar appears only when the board is solved, not read from the cache
+            # and only once solving takes a second: a quick solve leaves no line behind
             bars.append(tqdm(desc=f"solving {shape.name}", unit=" positions", unit_scale=True,
-                             mininterval=0.5, leave=False))
+                             mininterval=0.5, delay=1, leave=False))
         bars[0].update(nodes - bars[0].n)
 
     try:

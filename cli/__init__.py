@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import inspect
 import os
 import re
@@ -39,7 +40,18 @@ class Parser(argparse.ArgumentParser):
                           help="show the project's version and exit")
 
     def error(self, message: str):
-        fail(f"{self.prog}: error: {message} (see --help)")
+        fail(f"{self.prog}: error: {message}{self.suggestion(message)} (see --help)")
+
+    def suggestion(self, message: str) -> str:
+        """``; did you mean --epochs?`` for an unknown flag close to a known one, else ``""``."""
+        if not message.startswith("unrecognized arguments:"):
+            return ""
+        for word in message.split(":", 1)[1].split():
+            close = difflib.get_close_matches(word.split("=")[0], self._option_string_actions,
+                                              n=1, cutoff=0.75)
+            if word.startswith("-") and close:
+                return f"; did you mean {close[0]}?"
+        return ""
 
 
 def fail(message: str):

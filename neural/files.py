@@ -142,9 +142,10 @@ def load_network(path: str, side: int | None = None, board: BoardShape | None = 
         optimizer = _moments(path, optimizer, network)
     sides = tuple(SIDE_NAMES[name] for name in names)
     if board is not None and network.board != board:
-        raise NetworkError(f"{path}: is a network for the {network.board.name} board, not for "
-                           f"{board.name}; train one with --board {board.rows}x{board.cols} "
-                           f"--k {board.k}")
+        mine = network.board
+        raise NetworkError(f"{path}: is a network for the {mine.name} board, not for "
+                           f"{board.name}: use it with --board {mine.rows}x{mine.cols} "
+                           f"--k {mine.k}")
     if side is not None and side not in sides:
         raise NetworkError(f"{path}: is a network for {' and '.join(names)}, not for "
                            f"{symbol(side)}; train one with --side {symbol(side)} or "

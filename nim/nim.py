@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Sequence
+from typing import Callable, Sequence
 
 Action = tuple[int, int]  # (pile index, how many objects to take)
 
@@ -157,13 +157,20 @@ def train(n: int) -> NimAI:
     return player
 
 
-def play(ai: NimAI, human_player: int | None = None) -> None:
+def course_number(prompt: str) -> int:
+    """The course's way to read a pile or a count: ``int(input(prompt))``."""
+    return int(input(prompt))
+
+
+def play(ai: NimAI, human_player: int | None = None,
+         read_number: Callable[[str], int] = course_number) -> None:
     """Play one game in the terminal between you and ``ai`` from the piles 1, 3, 5, 7.
     ``human_player`` is your side: 0 (you move first), 1, or None (drawn at random). Shows the
-    piles before every move; on your turn reads a pile and a count (whole numbers: anything else
-    raises ``ValueError``, as ``int()`` does) and answers a move that is not available with
-    ``Invalid move, try again.``; on the AI's turn waits a second, then plays its best move (no
-    exploration) and says which. Ends by announcing the winner, ``Human`` or ``AI``."""
+    piles before every move; on your turn reads a pile and a count with ``read_number`` (the
+    course's ``int(input())`` by default: anything but a whole number raises ``ValueError``) and
+    answers a move that is not available with ``Invalid move, try again.``; on the AI's turn
+    waits a second, then plays its best move (no exploration) and says which. Ends by announcing
+    the winner, ``Human`` or ``AI``."""
     if human_player is None:
         human_player = random.randint(0, 1)
     game = Nim()
@@ -177,8 +184,8 @@ def play(ai: NimAI, human_player: int | None = None) -> None:
         if game.player == human_player:
             print("Your Turn")
             while True:
-                pile = int(input("Choose Pile: "))
-                count = int(input("Choose Count: "))
+                pile = read_number("Choose Pile: ")
+                count = read_number("Choose Count: ")
                 if (pile, count) in available_actions:
                     break
                 print("Invalid move, try again.")

@@ -117,12 +117,21 @@ def main(argv: list[str] | None = None) -> int:
         if not args.play:
             return 0
     try:
-        play(ai, human_player=0 if args.human_first else None)
+        play(ai, human_player=0 if args.human_first else None, read_number=ask_again)
     except (EOFError, KeyboardInterrupt):  # Ctrl-D or Ctrl-C at a prompt: leave politely
         print("\nGame left unfinished. Goodbye!")
-    except ValueError as error:  # the course's game reads pile and count with int()
-        fail(f"play.py: error: a pile and a count are whole numbers ({error}); game over")
     return 0
+
+
+def ask_again(prompt: str) -> int:
+    """A whole number typed at ``prompt``; a typo is answered and asked again (the course's
+    ``int(input())`` would end the game)."""
+    while True:
+        text = input(prompt)
+        try:
+            return int(text)
+        except ValueError:
+            print(f"{text.strip()!r} is not a whole number: type a number, then Enter.")
 
 
 def trained(better: bool, games: int, piles: list[int], quiet: bool) -> NimAI:

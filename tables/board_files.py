@@ -90,8 +90,8 @@ def decode(path: str, data: bytes, board: BoardShape,
         raise ValueError("not a bigger board's Q-table of a version this code reads; retrain it")
     shape = BoardShape(int(arrays["rows"]), int(arrays["cols"]), int(arrays["k"]))
     if shape != board:
-        raise ValueError(f"is a table for the {shape.name} board, not for {board.name}; train "
-                         f"one with --board {board.rows}x{board.cols} --k {board.k}")
+        raise ValueError(f"is a table for the {shape.name} board, not for {board.name}: use it "
+                         f"with --board {shape.rows}x{shape.cols} --k {shape.k}")
     file_side = int(arrays["side"])
     if file_side not in (X, O):
         raise ValueError("damaged table (its side is not 1 or -1); retrain it")

@@ -127,6 +127,7 @@ def test_the_command_prints_the_value_then_reads_it_from_the_cache(tmp_path):
     assert lines[0] == "4x4 k=3: win for X under perfect play"
     assert lines[2:6] == ["  W W W W"] * 4
     assert lines[6].startswith("solved in ") and str(tmp_path) in lines[6]
+    assert "positions" not in first.stderr        # a quick solve leaves no progress line
     second = run("--board", "4x4", "--k", "3", "--cache", str(tmp_path))
     assert second.returncode == 0 and second.stdout.splitlines()[:6] == lines[:6]
     assert second.stdout.splitlines()[6].startswith(

@@ -304,6 +304,10 @@ def test_real_processes_exit_2_with_one_line(real_results, workdir, case):
     (["--x", "random", "--moves", "1,1"], "does not use --moves"),
     (["--optimum", "--show-q", "Data/Q_MC_X.pth"], "choose one of"),
     (["--show-q", str(ROOT / "Data" / "Q_MC_X.pth"), "--moves", "\u00b2,\u00b2"], "is not 'row,col'"),
+    (["--show-q", str(ROOT / "Data" / "Q_MC_X.pth"), "--moves", "3,1"],
+     "move '3,1' is off the board (row and col go from 0 to 2)"),
+    (["--show-q", str(ROOT / "Data" / "Q_MC_X.pth"), "--moves", "1,1 1,1"],
+     "move '1,1' is not legal in this position (the cell is taken)"),
 ])
 def test_tester_refuses_flags_its_mode_would_ignore(invoke, workdir, args, words):
     import Tester
@@ -334,3 +338,26 @@ def test_tester_lists_the_positions_where_an_agent_gives_value_away(invoke, work
     right = [int(n.replace(",", "")) for n in re.findall(r"perfect moves in ([\d,]+) of", out)]
     assert status == 0 and len(right) == 2 and all(0 < n < 2_000 for n in right)
     assert "of 2,423 positions" in out and "of 2,097 positions" in out and "keeping:" in out
+
+
+@pytest.mark.parametrize("typed, meant", [(["--epoch", "100"], "--epochs"),
+                                          (["--sed=3"], "--seed")])
+def test_a_mistyped_flag_names_the_close_one(capsys, typed, meant):
+    import cli
+    parser = cli.Parser(prog="x.py")
+    parser.add_argument("--epochs", type=int)
+    parser.add_argument("--seed", type=int)
+    with pytest.raises(SystemExit) as caught:
+        parser.parse_args(typed)
+    line = capsys.readouterr().err
+    assert caught.value.code == 2 and line.count("\n") == 1
+    assert f"unrecognized arguments: {' '.join(typed)}; did you mean {meant}?" in line
+
+
+def test_an_unknown_flag_far_from_every_flag_gets_no_guess(capsys):
+    import cli
+    parser = cli.Parser(prog="x.py")
+    parser.add_argument("--epochs", type=int)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--zebra"])
+    assert "did you mean" not in capsys.readouterr().err

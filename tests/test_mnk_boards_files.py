@@ -333,6 +333,7 @@ def test_the_command_line_refuses_a_resume_on_another_board_in_one_line(tmp_path
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1
     assert "is a table for the 4x4 k=4 board, not for 3x3 k=3" in done.stderr
+    assert "use it with --board 4x4 --k 4" in done.stderr      # the file's board, not the default
 
 
 @pytest.mark.parametrize("trainer", [MC_Trainer, Q_Trainer, SARSA_Trainer])

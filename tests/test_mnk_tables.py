@@ -302,4 +302,4 @@ def test_dqn_trains_4x4_and_its_network_is_refused_for_another_board(tmp_path, c
     assert agent.get_action(start_position(FOUR)) in start_position(FOUR).legal_actions()
     with pytest.raises(NetworkError, match="for the 4x4 k=4 board, not for 3x3 k=3") as caught:
         make_agent(str(paths[0]), X)
-    assert "\n" not in str(caught.value)
+    assert "\n" not in str(caught.value) and "use it with --board 4x4 --k 4" in str(caught.value)

@@ -534,10 +534,10 @@ def test_bad_arguments_exit_2_with_one_line(argv, capsys):
 def test_no_arguments_is_the_courses_play_py(monkeypatch):
     calls = []
     monkeypatch.setattr(nim_play, "train", lambda n: calls.append(("train", n)) or "the ai")
-    monkeypatch.setattr(nim_play, "play", lambda ai, human_player=None:
-                        calls.append(("play", ai, human_player)))
+    monkeypatch.setattr(nim_play, "play", lambda ai, human_player=None, read_number=None:
+                        calls.append(("play", ai, human_player, read_number)))
     assert nim_play.main([]) == 0
-    assert calls == [("train", 10_000), ("play", "the ai", None)]
+    assert calls == [("train", 10_000), ("play", "the ai", None, nim_play.ask_again)]
 
 
 def test_judge_from_the_command_line(capsys):
@@ -557,7 +557,7 @@ def test_which_training_runs(monkeypatch, argv, trainer):
     for name in ("train", "course_train", "train_better"):
         monkeypatch.setattr(nim_play, name, lambda *args, name=name, **kwargs:
                             calls.append((name, args, kwargs)) or NimAI())
-    monkeypatch.setattr(nim_play, "play", lambda ai, human_player=None: None)
+    monkeypatch.setattr(nim_play, "play", lambda ai, human_player=None, read_number=None: None)
     assert nim_play.main(argv) == 0
     games = 7 if "7" in argv else 10_000
     keywords = {} if trainer == "train" else {"initial": START, "quiet": "--quiet" in argv}
@@ -579,13 +579,15 @@ def test_judge_then_play(monkeypatch, capsys):
     assert out.rstrip().splitlines()[-1] == "Game left unfinished. Goodbye!"
 
 
-def test_a_word_in_the_game_ends_it_with_one_line(monkeypatch, capsys):
-    script(monkeypatch, ["two"])
-    with pytest.raises(SystemExit) as stop:
-        nim_play.main(["--games", "20", "--human-first"])
-    assert stop.value.code == 2
-    err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1 and "whole numbers" in err
+def test_a_typo_in_the_game_is_asked_again(monkeypatch, capsys):
+    left, _ = script(monkeypatch, ["two", "3", "x", "1"])
+    assert nim_play.main(["--games", "20", "--human-first"]) == 0
+    out = capsys.readouterr().out
+    assert left == [] and "'two' is not a whole number: type a number, then Enter." in out
+    assert "'x' is not a whole number" in out
+    # pile 3, count 1 was played: the AI answers from piles 1 3 5 6
+    assert "Pile 3: 6" in out and "AI's Turn" in out
+    assert out.rstrip().splitlines()[-1] == "Game left unfinished. Goodbye!"
 
 
 # --- the folder on its own -----------------------------------------------------------------------

@@ -87,8 +87,7 @@ def side_by_side(pictures: list[str], titles: list[str], path: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.Parser(prog="tools/board_compare.py", description=__doc__.split("\n\n")[0])
-    add_board_flags(parser)
-    parser.set_defaults(board="4x4", k="4")
+    add_board_flags(parser, default="4x4")
     parser.add_argument("--epochs", type=cli.count, default=200_000,
                         help="games each trainer plays (default: 200,000)")
     parser.add_argument("--seed", type=cli.seed, default=1, help="random seed (default: 1)")

@@ -323,6 +323,7 @@ def test_tester_prints_the_value_the_reference_computes(rows, cols, k, tmp_path)
     assert second[:-1] == first[:-1] and second[-1].startswith("from the cache ")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k, words", [("3", "win for X"), ("4", "draw")])
 def test_tester_solves_4x4_then_reads_it_from_the_cache(k, words, tmp_path):
     first = run_tester("--board", "4x4", "--k", k, "--cache", str(tmp_path))
@@ -331,6 +332,7 @@ def test_tester_solves_4x4_then_reads_it_from_the_cache(k, words, tmp_path):
         f"from the cache {tmp_path}/4x4_k{k}.json")
 
 
+@pytest.mark.slow
 def test_tester_measures_agents_on_a_bigger_board_and_refuses_what_does_not_fit():
     done = subprocess.run([sys.executable, "Tester.py", "--board", "4x4", "--x", "random",
                            "--o", "random", "--games", "50"],

@@ -143,6 +143,7 @@ def test_the_command_prints_the_value_then_reads_it_from_the_cache(tmp_path):
         f"from the cache {tmp_path}/4x4_k3.json in ")
 
 
+@pytest.mark.slow
 def test_the_command_solves_4x4_k4_to_a_draw(tmp_path):
     result = run("--board", "4x4", "--k", "4", "--cache", str(tmp_path))
     assert result.returncode == 0, result.stderr

@@ -171,6 +171,7 @@ def test_sampling_is_repeatable_from_the_seed():
     assert draws(5) == draws(5) != draws(6)
 
 
+@pytest.mark.slow
 def test_the_target_values_the_network_s_best_legal_move_with_the_frozen_copy():
     # raw outputs: 4 for cell 0 (1 for every corner once averaged over the symmetries), 0.25 for
     # the centre
@@ -495,6 +496,7 @@ def test_a_run_keeps_its_best_check_and_says_so_and_keep_last_keeps_the_last(tmp
     assert score[best_path] >= score[last_path]
 
 
+@pytest.mark.slow
 @needs_learning_steps
 def test_the_same_seed_gives_the_same_weights(tmp_path):
     def weights(seed, name):

@@ -39,6 +39,7 @@ def test_the_package_imports_no_optional_package():
     assert out.stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kwargs", [{}, {"side": "O", "opponent": "advanced"},
                                     {"opponent": "Data/Q_MC_O.pth"},
                                     {"side": "O", "opponent": "random+mcts:iterations=30"}])

@@ -102,7 +102,8 @@ def test_the_registry_lists_every_table_trainer_and_no_other_file():
     assert ("ExpectedSARSA_Trainer.py", "--out", "{out}") in bench_course.README_COMMANDS
 
 
-@pytest.mark.parametrize("script", ["SARSA_Trainer.py", "DQN_Trainer.py"])
+@pytest.mark.parametrize("script", ["SARSA_Trainer.py",
+                                    pytest.param("DQN_Trainer.py", marks=pytest.mark.slow)])
 def test_every_trainers_help_names_the_registered_trainers(script):
     done = subprocess.run([sys.executable, script, "--help"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)

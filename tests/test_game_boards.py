@@ -247,6 +247,7 @@ def run_game_py(*args):
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_game_py_plays_a_4x4_game_headless():
     done = run_game_py("--board", "4x4", "--k", "4", "--x", "advanced", "--o", "random",
                        "--games", "1", "--delay", "0", "--seed", "5")

@@ -170,6 +170,7 @@ def test_a_second_ctrl_c_aborts_at_once():
 
 # --- SIGTERM, a signal during the save, a self-play pair out of step -------------------------
 
+@pytest.mark.slow
 @posix_only
 @pytest.mark.solved_only
 def test_sigterm_is_handled_as_ctrl_c(tmp_path):

@@ -265,6 +265,7 @@ def test_the_default_file_names_its_board():
     assert "_4x4k4" in default_path(args, "my_Q_MC_{side}.pth")
 
 
+@pytest.mark.slow
 def test_the_report_samples_on_4x4_and_is_exact_on_3x4():
     agent = AI_Agent(O, TicTacToe(board=FOUR), train=True, seed=1)
     lines = learner_report(agent, "T.pth").splitlines()
@@ -295,6 +296,7 @@ def mc_4x4(path, capsys) -> str:
     return capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_mc_trains_4x4_and_says_why_it_samples(tmp_path, capsys):
     path = tmp_path / "t.pth"
     printed = mc_4x4(path, capsys)
@@ -361,6 +363,7 @@ def test_a_small_board_gets_the_exact_report(tmp_path, capsys):
     assert meta["board"] == "3x4 k=3" and len(Q) > 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trainer", [Q_Trainer, SARSA_Trainer])
 def test_q_learning_and_sarsa_train_4x4(trainer, tmp_path, capsys):
     path = tmp_path / "t.pth"

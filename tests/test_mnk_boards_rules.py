@@ -271,6 +271,7 @@ def test_a_position_cache_starts_again_when_full_and_keeps_its_newest_entry():
     assert dict(cache) == {9: 81}       # 9 came when 6, 7, 8 filled it
 
 
+@pytest.mark.slow
 def test_every_3x3_cache_holds_the_whole_game_without_starting_again():
     caches = (advanced._FORCED_MOVE_CACHE, symmetry._IMAGE_CACHE, symmetry._STATE_IMAGES,
               search._SUCCESSORS)
@@ -309,6 +310,7 @@ def test_long_runs_on_a_bigger_board_keep_the_caches_bounded_and_the_answers_rig
 
 # --- the searching players -----------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [lambda env, seed: PlayoutAgent(X, env, pnum=30, seed=seed),
                                   lambda env, seed: MCTSAgent(X, env, iterations=200, seed=seed)],
                          ids=["playout", "mcts"])
@@ -330,6 +332,7 @@ def test_wide_board_lines_are_the_plain_ones():
     assert sorted(WIDE.win_lines) == WIDE_LINES
 
 
+@pytest.mark.slow
 def test_the_perfect_player_keeps_exactly_the_moves_a_plain_negamax_keeps():
     rng = random.Random(11)
     env = TicTacToe(board=WIDE)
@@ -367,6 +370,7 @@ def test_the_perfect_player_wins_every_game_of_4x4_k3_as_x():
                       Random_Agent_Advanced(O, env, seed=8), env, 20) == (20, 0, 0)
 
 
+@pytest.mark.slow
 def test_two_perfect_players_always_draw_4x4_k4():
     env = TicTacToe(board=FOUR)
     assert solver_of(FOUR).value() == 0
@@ -459,6 +463,7 @@ def test_the_interval_matches_wilsons_formula(count, n):
     assert 0.0 <= low <= count / n <= high <= 1.0
 
 
+@pytest.mark.slow
 def test_sampled_results_are_counted_from_the_agents_side():
     env = TicTacToe(board=FOUR)
     perfect_o = PerfectAgent(O, env, seed=12)

@@ -111,6 +111,7 @@ def negamax(cells: tuple, mover: int) -> int:
     return max(-negamax(cells[:i] + (mover,) + cells[i + 1:], -mover) for i in empty)
 
 
+@pytest.mark.slow
 def test_the_perfect_player_picks_exactly_the_moves_a_plain_search_keeps():
     rng = random.Random(3)
     env = TicTacToe(board=SMALL)
@@ -132,6 +133,7 @@ def test_the_perfect_player_picks_exactly_the_moves_a_plain_search_keeps():
     assert checked >= 25
 
 
+@pytest.mark.slow
 def test_perfect_play_wins_4x4_k3_and_draws_4x4_k4():
     three = TicTacToe(board=BoardShape(4, 4, 3))
     assert play_games(PerfectAgent(X, three, seed=1), Random_Agent(O, three, seed=2), three,
@@ -244,6 +246,7 @@ def test_a_hostile_bigger_boards_table_is_one_line_and_runs_nothing(tmp_path, na
 
 # --- the trainers --------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_mc_trains_4x4_samples_its_report_and_repeats_bit_for_bit(tmp_path, capsys):
     paths = [tmp_path / name for name in ("a.pth", "b.pth")]
     for path in paths:
@@ -284,6 +287,7 @@ def test_a_small_board_is_measured_exactly(tmp_path, capsys):
     assert "--board 3x4 --k 3 --worst-case" in printed or "unbeatable" in printed
 
 
+@pytest.mark.slow
 def test_dqn_trains_4x4_and_its_network_is_refused_for_another_board(tmp_path, capsys):
     import DQN_Trainer
     from neural.files import NetworkError, load_network

@@ -7,6 +7,7 @@ and that neither do the modules inside a package. Nothing is exempt."""
 import ast
 import fnmatch
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,10 +17,26 @@ ROOT = Path(__file__).resolve().parent.parent
 OUTSIDE = {"tests", "book", "docs", "notebooks", "Data"}
 FLOORS_BLOCK = re.compile(r"^```floors\n(.*?)^```", re.S | re.M)
 
+def source_files() -> list[Path]:
+    """The ``.py`` files of the project: in a git clone those git does not ignore (so ``pip
+    install .``'s build/, ``make exercise``'s exercise/ are no modules of it), else every one."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                                 "--exclude-standard", "*.py"], cwd=ROOT, capture_output=True)
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=ROOT,
+                             capture_output=True, text=True)
+    except OSError:          # no git here
+        return list(ROOT.rglob("*.py"))
+    if listed.returncode or top.returncode or Path(top.stdout.strip()).resolve() != ROOT:
+        return list(ROOT.rglob("*.py"))
+    return [ROOT / name for name in listed.stdout.decode().split("\0")
+            if name and (ROOT / name).is_file()]
+
+
 def project_modules() -> dict[str, Path]:
     """``{dotted name: file}`` of every module of the project."""
     found = {}
-    for path in ROOT.rglob("*.py"):
+    for path in source_files():
         parts = path.relative_to(ROOT).parts
         if parts[0] in OUTSIDE or any(part.startswith(".") for part in parts):
             continue
@@ -169,3 +186,12 @@ def test_no_module_is_longer_than_a_sitting():
     long = {name: lines for name, path in MODULES.items()
             if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MOST_LINES}
     assert not long, f"modules over {MOST_LINES} lines: {long}"
+
+
+def test_build_output_and_other_ignored_files_are_no_modules():
+    """``pip install .`` leaves build/lib/ (a copy of every module): not part of the layers."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git clone: every .py file is the project's")
+    assert not any(name.split(".")[0] in ("build", "exercise") or ".egg-info" in name
+                   for name in MODULES)
+    assert "State" in MODULES and "tools.grade" in MODULES

@@ -48,18 +48,21 @@ play: venv
 train: venv
 	$(PY) MC_Trainer.py $(ARGS)
 
-# The next chapter: a neural Q-function (DQN), X against random, with its exact report (~a minute).
+# The next chapter: a neural Q-function (DQN), X against random, seed 1 (as the docs show), with
+# its exact report (how long: README.md, Tests).
 dqn: venv
-	$(PY) DQN_Trainer.py $(ARGS)
+	$(PY) DQN_Trainer.py --seed 1 $(ARGS)
 
-# The quick suite: every test but those marked slow (under 3 minutes on a busy 2-core machine).
+# The quick suite: every test but those marked slow (its measured time: README.md, Tests;
+# python tools/benchmarks/timed.py make test times it again).
 test: venv
 	$(PY) -m pytest -q -m "not slow" $(ARGS)
 
-# The full suite, the slow tests too (CI runs it; about half an hour on a busy 2-core machine).
+# The full suite, the slow tests too (CI runs it; its measured time: README.md, Tests).
 test-all: venv
 	$(PY) -m pytest -q $(ARGS)
 
+# The speed figures of docs/SPEED.md, into Data/bench.txt (its time: README.md, Tests).
 bench: venv
 	$(PY) tools/bench.py $(ARGS)
 
@@ -69,12 +72,12 @@ bench-dqn: venv
 	$(PY) tools/benchmarks/dqn.py $(ARGS)
 
 # The shipped tables: learned from play (Monte Carlo control), against mixed opponents so that
-# they meet strong and weak play alike; about a minute in all.
+# they meet strong and weak play alike.
 data: venv
 	$(PY) MC_Trainer.py --side X --opponent advanced+minimax --epochs 1000000 --seed 1 --out Data/Q_MC_X.pth
 	$(PY) MC_Trainer.py --side O --opponent random+minimax --epochs 1000000 --seed 1 --out Data/Q_MC_O.pth
 
-# MC vs SARSA vs Q-learning vs self-play at equal episodes, exact results (about a minute).
+# MC vs SARSA vs Q-learning vs self-play at equal episodes, exact results.
 compare: venv
 	$(PY) tools/compare.py $(ARGS)
 
@@ -83,8 +86,10 @@ compare: venv
 curves: venv
 	$(PY) Q_Trainer.py --lecture --seed 1 --plot Data/learning_curve.png $(ARGS)
 
-# The figures README.md and docs/ quote, made again by the commands that produce them (minutes;
-# make docs ARGS="--only dqn" for some, ARGS=--list names them). Quotes the latest make bench.
+# The figures README.md and docs/ quote, made again by the commands that produce them (its time:
+# README.md, Tests; make docs ARGS="--only dqn" for some, ARGS=--list names them). Quotes the
+# latest make bench and tools/benchmarks/timed.py runs; a figure whose seconds or dates alone
+# differ stays as it is. make docs COURSE_TABLES=FOLDER measures the course's own tables too.
 docs: venv
 	$(PY) tools/docs_figures.py $(ARGS)
 

@@ -84,6 +84,23 @@ def test_no_percentage_time_or_rate_is_typed_outside_the_marked_figures():
         assert not typed, f"{path.relative_to(ROOT)} types {sorted(typed)}: make it a figure"
 
 
+# "about two minutes", "half an hour": a duration in words is a measurement too (the docs quote
+# timed.py's, docs/SPEED.md "How long"); the chapter's own words are quoted as such.
+DURATION_IN_WORDS = re.compile(r"\b(?:a|an|one|two|three|a couple of|a few|\d+) (?:minutes?|hours?"
+                               r"|min)\b|\b(?:half|quarter|most) of an hour\b|\bhalf an hour\b")
+QUOTED_DURATIONS = {'"a minute or two"'}
+
+
+def test_no_duration_is_stated_in_words_outside_the_figures():
+    texts = [*docs_figures.documents(), ROOT / "Makefile", *ROOT.glob("notebooks/*.ipynb")]
+    for path in texts:
+        prose = docs_figures.BLOCK.sub("", path.read_text(encoding="utf-8"))
+        for quote in QUOTED_DURATIONS:
+            prose = prose.replace(quote, "")
+        stated = DURATION_IN_WORDS.findall(prose)
+        assert not stated, f"{path.relative_to(ROOT)} states {stated}: quote a timed.py figure"
+
+
 def test_a_figure_typed_into_a_block_is_found_different_from_what_its_command_prints(tmp_path):
     document = tmp_path / "doc.md"
     typed = "<!-- figures:dqn -->\n    exact vs random  : wins 99.4792%\n<!-- /figures -->\n"
@@ -94,6 +111,25 @@ def test_a_figure_typed_into_a_block_is_found_different_from_what_its_command_pr
     assert docs_figures.replace(document, "dqn", printed, write=True)
     assert "98.9583%" in document.read_text(encoding="utf-8")
     assert not docs_figures.replace(document, "dqn", printed, write=False)
+
+
+def test_a_figure_whose_seconds_and_dates_alone_differ_is_left_as_it_is(tmp_path):
+    """make docs on an unchanged tree rewrites no timing or date; a quoted record is written."""
+    document = tmp_path / "doc.md"
+    typed = "<!-- figures:dqn -->\n\nTrained in 12 s, 2026-12-01:\n    wins 98.9583%\n<!-- /figures -->\n"
+    document.write_text(typed, encoding="utf-8")
+    again = "\nTrained in 15 s, 2026-12-06:\n    wins 98.9583%\n"
+    assert not docs_figures.replace(document, "dqn", again, write=True)
+    assert document.read_text(encoding="utf-8") == typed
+    assert not docs_figures.replace(document, "dqn", again, write=True, always=True)
+    assert "15 s, 2026-12-06" in document.read_text(encoding="utf-8")
+
+
+def test_the_figures_read_nothing_outside_the_repository():
+    """The course's tables and listings are not in a clone: no figure looks beside it."""
+    for path in (ROOT / "tools" / "figures.py", ROOT / "tools" / "docs_figures.py"):
+        source = path.read_text(encoding="utf-8")
+        assert "ROOT.parent" not in source and "../" not in source, path
 
 
 def check_figures(cost: str, *only: str) -> None:

@@ -9,8 +9,10 @@ A figure is the text between ``<!-- figures:NAME -->`` and ``<!-- /figures -->``
 of the repository, NAME one of ``FIGURES``. Each is made by running the documented command as a
 user does, in a scratch copy of the repository, so that nothing changes but the marked text (and
 docs/learning_curve.png, which the ``curves`` figure draws). Seconds and rates differ from run
-to run, so ``--check`` compares everything else; the speed figures are quoted from the latest
-``make bench`` (Data/bench.txt), with its date and machine.
+to run, so ``--check`` compares everything else, and a figure whose seconds, rates or dates alone
+differ is left as it is (a rerun on an unchanged tree changes nothing). The speed figures and the
+commands' durations are quoted from the latest ``make bench`` (Data/bench.txt) and
+``tools/benchmarks/timed.py`` runs (Data/timings.txt), with their date, machine and load.
 """
 
 from __future__ import annotations
@@ -102,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             for path in found[figure.name]:
                 stale += [f"{path.relative_to(ROOT)}: {figure.name}"] if replace(
-                    path, figure.name, text, write=not args.check) else []
+                    path, figure.name, text, write=not args.check,
+                    always=figure.quoted) else []
     if args.check and stale:
         print("figures that differ from what their commands print now (make docs):\n  "
               + "\n  ".join(stale))
@@ -112,8 +115,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def replace(path: Path, name: str, text: str, write: bool) -> bool:
-    """Put ``text`` in the figure ``name`` of ``path`` (when ``write``); whether it differed."""
+def replace(path: Path, name: str, text: str, write: bool, always: bool = False) -> bool:
+    """Put ``text`` in the figure ``name`` of ``path`` (when ``write``) if it differs in more
+    than its seconds, rates and dates, or in anything when ``always`` (a quoted record); whether
+    it differed in more. A rerun on an unchanged tree so leaves the files as they are."""
     document = path.read_text(encoding="utf-8")
     differs = False
 
@@ -121,8 +126,9 @@ def replace(path: Path, name: str, text: str, write: bool) -> bool:
         nonlocal differs
         if match.group(2) != name:
             return match.group(0)
-        differs = differs or comparable(match.group(3)) != comparable(text)
-        return match.group(1) + text + match.group(4)
+        same = comparable(match.group(3)) == comparable(text)
+        differs = differs or not same
+        return match.group(0) if same and not always else match.group(1) + text + match.group(4)
     updated = BLOCK.sub(new, document)
     if write and updated != document:
         path.write_text(updated, encoding="utf-8")

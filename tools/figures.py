@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 COSTS = ("instant", "seconds", "minutes")   # on an idle 2-core machine, per figure
@@ -37,6 +37,9 @@ class Figure:
     name: str
     cost: str                              # one of COSTS
     make: Callable[[Path, bool], str]      # (scratch repository, writing?) -> the figure's text
+    # A quote of a record (make bench's, timed.py's) is written whenever the record changed; a
+    # figure made afresh keeps its old text when only its seconds, rates and dates differ.
+    quoted: bool = False
 
 
 def run(repo: Path, *args: str) -> str:
@@ -130,13 +133,15 @@ def torch_kernels() -> str:
 
 
 def dqn(repo: Path, writing: bool) -> str:
+    before = os.getloadavg()[0]
     started = time.perf_counter()
     printed = lines(run(repo, "DQN_Trainer.py", "--seed", "1")).splitlines()
     seconds = time.perf_counter() - started
     shown = [line for line in printed if line.startswith(
         ("Trained", "Saved", "kept", "exact vs", "unbeatable", "CAN BE BEATEN", "perfect moves"))]
-    return (f"\nA default run with `--seed 1` printed ({seconds:.0f} s in all, on a "
-            f"{os.cpu_count()}-core machine, {torch_kernels()}, {time.strftime('%Y-%m-%d')}):\n"
+    return (f"\nA default run (`make dqn`, `--seed 1`) printed ({seconds:.0f} s in all, on a "
+            f"{os.cpu_count()}-core machine, load average {before:.1f} before and "
+            f"{os.getloadavg()[0]:.1f} after, {torch_kernels()}, {time.strftime('%Y-%m-%d')}):\n"
             + code("\n".join(shown)))
 
 
@@ -180,12 +185,28 @@ def boards_short(repo: Path, writing: bool) -> str:
     return board_comparison(repo).split("\n\nIn short, ")[1].split("\n", 1)[1] + "\n"
 
 
+NOT_TIMED = ": not timed ("     # make bench's line for what it could not find here
+EARLIER = " (an earlier run's)"
+
+
 def bench(repo: Path, writing: bool) -> str:
-    """The latest full ``make bench`` of this repository, as it printed it."""
+    """The latest full ``make bench`` of this repository, as it printed it; a line it could not
+    time here (the course's chapter code is not in the repository) stays as the document has it."""
     if not BENCH_RECORD.is_file():
         raise MissingInput(f"no {BENCH_RECORD.relative_to(ROOT)} yet: run make bench first")
     first, *rest = BENCH_RECORD.read_text(encoding="utf-8").strip("\n").splitlines()
-    return f"\nThe latest run ({first}):\n" + code("\n".join(rest))
+    documented = [line.strip() for line in (repo / "docs" / "SPEED.md").read_text(
+        encoding="utf-8").splitlines()] if (repo / "docs" / "SPEED.md").is_file() else []
+    kept = []
+    for line in rest:
+        # "the chapter's own code: not timed (...)" stands for "the chapter's own MC_Trainer.py
+        # as printed ...: 2.17 s ...": the same first three words
+        head = " ".join(line.split()[:3])
+        earlier = [old.removesuffix(EARLIER) for old in documented
+                   if old.startswith(head) and NOT_TIMED not in old]
+        kept.append(line.replace(line.strip(), earlier[0] + EARLIER)
+                    if NOT_TIMED in line and earlier else line)
+    return f"\nThe latest run ({first}):\n" + code("\n".join(kept))
 
 
 def dqn_bench(repo: Path, writing: bool) -> str:
@@ -196,7 +217,9 @@ def dqn_bench(repo: Path, writing: bool) -> str:
     return f"\nThe latest run ({first}):\n" + code("\n".join(rest))
 
 
-COURSE_TABLES = ROOT.parent / "shared" / "fixtures" / "original-course"
+# The course's own tables are not part of this repository: make docs COURSE_TABLES=FOLDER
+# measures them too; without it their rows stay as the documents have them.
+COURSE_TABLES = Path(os.environ["COURSE_TABLES"]) if os.environ.get("COURSE_TABLES") else None
 SHIPPED = (("`Q_MC_X.pth` (trained vs `advanced+minimax`)", "Data/Q_MC_X.pth", True),
            ("`Q_MC_O.pth` (trained vs `random+minimax`)", "Data/Q_MC_O.pth", True),
            ("the course's X table (for comparison)", "Q_MC_X_vs_advanced.pth", False),
@@ -211,9 +234,10 @@ def shipped(repo: Path, writing: bool) -> str:
     rows = ["| table | vs random: win / loss / draw | vs advanced: win / loss / draw | "
             "can be beaten? |", "| --- | --- | --- | --- |"]
     for label, name, ours in SHIPPED:
+        if not ours and (COURSE_TABLES is None or not (COURSE_TABLES / name).is_file()):
+            raise MissingInput(f"no {name} in COURSE_TABLES={COURSE_TABLES or ''} (the folder "
+                               "of the course's tables: make docs COURSE_TABLES=FOLDER)")
         path = name if ours else str(COURSE_TABLES / name)
-        if not ours and not Path(path).is_file():
-            raise MissingInput(f"the course's tables are not beside the project ({COURSE_TABLES})")
         cells = []
         for opponent in ("random", "advanced"):
             side, *rates = RESULT.search(run(repo, "Tester.py", "--x", path, "--o", opponent,
@@ -234,7 +258,7 @@ def shipped(repo: Path, writing: bool) -> str:
 
 
 def tests(repo: Path, writing: bool) -> str:
-    """How many tests each suite has."""
+    """How many tests each suite has, and how long each took here (Data/timings.txt)."""
     def collected(*options: str) -> int:
         done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p",
                                "no:cacheprovider", *options], cwd=repo, capture_output=True,
@@ -245,17 +269,54 @@ def tests(repo: Path, writing: bool) -> str:
                               f"{done.returncode}")
         return 0 if said.group(1) == "no" else int(said.group(1))
     every, slow = collected(), collected("-m", "slow")
-    return f"\n{every:,} tests: {every - slow:,} in the quick suite (make test), {slow:,} slow.\n\n"
+    suites = code(f"make test        # the quick suite: {every - slow:,} tests, all but the slow "
+                  f"ones\nmake test-all    # all {every:,} tests, the {slow:,} slow ones too (CI "
+                  "runs this one)")
+    return suites + "\n".join(timing_lines(repo, "README.md", ("make test", "make test-all"))) \
+        + "\n\n"
+
+
+# The long commands whose time the docs state, each measured by tools/benchmarks/timed.py.
+TIMED = ("make test", "make test-all", "make dqn", "make bench", "make docs",
+         "python -m jupyter execute notebooks/bigger_boards.ipynb")
+
+
+def timing_lines(repo: Path, document: str, commands: Sequence[str]) -> list[str]:
+    """``- `make test`: 1 min 04 s (load average ...)`` for each command: its latest timed.py
+    run here (Data/timings.txt), else the line ``document`` has for it, else "not timed"."""
+    from tools.benchmarks.timed import duration, read_record
+    record = read_record()
+    written = (repo / document).read_text(encoding="utf-8").splitlines()
+    found = []
+    for command in commands:
+        start = f"- `{command}`: "
+        timing = record.get(command)
+        if timing is not None:
+            found.append(f"{start}{duration(timing.seconds)} (1-minute load average "
+                         f"{timing.load_before:.1f} before, {timing.load_during:.1f} while it "
+                         f"ran; {timing.cores} cores; {timing.when})")
+        else:
+            found.append(next((line for line in written if line.startswith(start)),
+                              f"{start}not timed here yet (`python tools/benchmarks/timed.py "
+                              f"{command}`)"))
+    return found
+
+
+def timings(repo: Path, writing: bool) -> str:
+    """How long each long command took here, and under what load."""
+    return "\n" + "\n".join(timing_lines(repo, "docs/SPEED.md", TIMED)) + "\n\n"
 
 
 FIGURES = {figure.name: figure for figure in (
     Figure("train", "seconds", train), Figure("tester", "instant", tester),
     Figure("exact", "instant", exact), Figure("worst-case", "seconds", worst_case),
     Figure("optimum", "instant", optimum), Figure("show-q", "instant", show_q),
-    Figure("tests", "seconds", tests), Figure("curves", "seconds", curves),
+    Figure("tests", "seconds", tests, quoted=True), Figure("curves", "seconds", curves),
     Figure("dqn", "minutes", dqn), Figure("compare", "minutes", compare),
-    Figure("selfcheck", "minutes", selfcheck), Figure("bench", "minutes", bench),
-    Figure("dqn-bench", "minutes", dqn_bench),
+    Figure("selfcheck", "minutes", selfcheck),
+    Figure("bench", "minutes", bench, quoted=True),
+    Figure("dqn-bench", "minutes", dqn_bench, quoted=True),
+    Figure("timings", "instant", timings, quoted=True),
     Figure("analyse", "instant", analyse), Figure("nim", "minutes", nim),
     Figure("shipped", "seconds", shipped), Figure("boards", "minutes", boards),
     Figure("boards-short", "minutes", boards_short),

@@ -1,0 +1,68 @@
+"""tools/benchmarks/timed.py: a long command's wall-clock time and the load it ran under, printed
+and kept for make docs (the README's and docs/SPEED.md's durations quote it)."""
+
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+sys.path.insert(0, str(ROOT))
+from tools import figures  # noqa: E402
+from tools.benchmarks import timed  # noqa: E402
+
+
+@pytest.fixture
+def record(tmp_path, monkeypatch):
+    path = tmp_path / "timings.txt"
+    monkeypatch.setattr(timed, "RECORD", path)
+    return path
+
+
+def test_a_timed_command_prints_its_time_and_load_and_is_kept(record, capfd):
+    assert timed.main(["python", "-c", "print('ran')"]) == 0
+    out = capfd.readouterr().out.splitlines()
+    assert out[0] == "ran"
+    assert out[1].startswith("python -c print('ran'): 0 s (exit 0); load average ")
+    assert " before, " in out[1] and " while it ran, " in out[1] and out[1].endswith(" UTC")
+    [kept] = timed.read_record().values()
+    assert kept.command == "python -c print('ran')" and kept.status == 0 and kept.seconds < 60
+
+
+def test_the_latest_run_of_a_command_replaces_the_earlier_one(record):
+    first = timed.Timing("make test", 70, 0, 0.5, 1.3, 2, "2026-12-06 02:40 UTC")
+    second = timed.Timing("make test", 65, 0, 0.2, 1.1, 2, "2026-12-07 09:00 UTC")
+    other = timed.Timing("make dqn", 95, 0, 1.0, 1.2, 2, "2026-12-06 03:00 UTC")
+    for timing in (first, other, second):
+        timed.keep(timing)
+    assert timed.read_record() == {"make test": second, "make dqn": other}
+    assert record.read_text().count("\n") == 2
+
+
+def test_a_failed_command_is_not_kept(record, capfd):
+    assert timed.main(["python", "-c", "raise SystemExit(3)"]) == 3
+    assert "(exit 3)" in capfd.readouterr().out and not record.exists()
+
+
+def test_no_command_or_an_unknown_one_is_one_line_and_status_2(record, capsys):
+    with pytest.raises(SystemExit) as stop:
+        timed.main([])
+    assert stop.value.code == 2 and "name the command to time" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="no such command: no-such-program-here"):
+        timed.main(["no-such-program-here"])
+
+
+@pytest.mark.parametrize("seconds, said", [(4.4, "4 s"), (64, "1 min 04 s"), (3725, "1 h 02 min")])
+def test_durations_read_as_a_person_says_them(seconds, said):
+    assert timed.duration(seconds) == said
+
+
+def test_the_docs_quote_each_command_from_the_record_or_keep_their_line(record, tmp_path):
+    (tmp_path / "README.md").write_text("- `make test-all`: 28 min 10 s (as written before)\n")
+    timed.keep(timed.Timing("make test", 64, 0, 0.4, 1.3, 2, "2026-12-06 02:40 UTC"))
+    lines = figures.timing_lines(tmp_path, "README.md", ("make test", "make test-all", "make dqn"))
+    assert lines == [
+        "- `make test`: 1 min 04 s (1-minute load average 0.4 before, 1.3 while it ran; 2 cores; "
+        "2026-12-06 02:40 UTC)",
+        "- `make test-all`: 28 min 10 s (as written before)",
+        "- `make dqn`: not timed here yet (`python tools/benchmarks/timed.py make dqn`)"]

@@ -1,0 +1,145 @@
+"""Time a long command as a user runs it: its wall-clock time and the machine's load while it ran.
+
+    python tools/benchmarks/timed.py make test
+    python tools/benchmarks/timed.py make test-all
+    python tools/benchmarks/timed.py python -m jupyter execute notebooks/bigger_boards.ipynb
+
+The command runs in the repository folder with its output shown as usual; then one line says how
+long it took and under what load (the 1-minute load average before it started, and its mean,
+sampled every few seconds while it ran: the command's own work counts in it, so on an idle
+2-core machine a one-process command shows about 1). The line is also kept in Data/timings.txt,
+one line per command (the latest run of each), which ``make docs`` quotes in README.md.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import cli  # noqa: E402  (the project root must be on the path first)
+
+RECORD = ROOT / "Data" / "timings.txt"
+SAMPLE_EVERY = 5.0      # seconds between two readings of the load average
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One timed run: the command, its wall-clock seconds and exit status, the 1-minute load
+    average before it and on average while it ran, the machine's cores, and when (UTC)."""
+    command: str
+    seconds: float
+    status: int
+    load_before: float
+    load_during: float
+    cores: int
+    when: str
+
+    def line(self) -> str:
+        """The record's line (tab-separated), which ``parse`` reads back."""
+        return "\t".join((self.command, f"{self.seconds:.0f}", str(self.status),
+                          f"{self.load_before:.1f}", f"{self.load_during:.1f}", str(self.cores),
+                          self.when))
+
+    @classmethod
+    def parse(cls, line: str) -> Timing:
+        command, seconds, status, before, during, cores, when = line.rstrip("\n").split("\t")
+        return cls(command, float(seconds), int(status), float(before), float(during),
+                   int(cores), when)
+
+    def summary(self) -> str:
+        """``make test: 1 min 12 s (exit 0); load average 0.4 before, 1.9 while it ran, 2 cores;
+        2026-12-06 02:30 UTC``."""
+        return (f"{self.command}: {duration(self.seconds)} (exit {self.status}); load average "
+                f"{self.load_before:.1f} before, {self.load_during:.1f} while it ran, "
+                f"{self.cores} cores; {self.when}")
+
+
+def duration(seconds: float) -> str:
+    """``45 s``, ``3 min 04 s``, ``1 h 02 min``."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+
+
+def load_average() -> float:
+    """The 1-minute load average (0 where the system has none to tell)."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return 0.0
+
+
+def time_command(command: list[str]) -> Timing:
+    """Run ``command`` in the repository folder (its output goes to ours) and time it."""
+    samples: list[float] = []
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(SAMPLE_EVERY):
+            samples.append(load_average())
+    before = load_average()
+    sampler = threading.Thread(target=sample, daemon=True)
+    started = time.perf_counter()
+    sampler.start()
+    # "python" is this Python (the virtual environment's), as the docs' commands mean it
+    program = [sys.executable] if command[0] == "python" else command[:1]
+    try:
+        status = subprocess.run(program + command[1:], cwd=ROOT).returncode
+    except FileNotFoundError:
+        raise ValueError(f"no such command: {command[0]}") from None
+    finally:
+        done.set()
+    seconds = time.perf_counter() - started
+    samples.append(load_average())
+    return Timing(" ".join(command), seconds, status, before, sum(samples) / len(samples),
+                  os.cpu_count() or 1, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+
+
+def read_record(path: Path | None = None) -> dict[str, Timing]:
+    """The latest timing of each command in ``path`` (default: ``RECORD``; none when there is
+    no file)."""
+    path = path or RECORD
+    if not path.is_file():
+        return {}
+    timings = (Timing.parse(line) for line in path.read_text(encoding="utf-8").splitlines()
+               if line.strip())
+    return {timing.command: timing for timing in timings}
+
+
+def keep(timing: Timing, path: Path | None = None) -> None:
+    """Put ``timing`` in the record (default: ``RECORD``), in place of an earlier one of the
+    same command."""
+    path = path or RECORD
+    kept = read_record(path)
+    kept[timing.command] = timing
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(t.line() + "\n" for t in kept.values()), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return 0
+    if not args:
+        cli.fail("timed.py: error: name the command to time, e.g. make test (see --help)")
+    timing = time_command(args)
+    print(timing.summary(), flush=True)
+    if timing.status == 0:      # a failed run's time says nothing about the command
+        keep(timing)
+    return timing.status
+
+
+if __name__ == "__main__":
+    cli.run(lambda: main())

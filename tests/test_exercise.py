@@ -870,3 +870,23 @@ def test_every_bonus_readme_command_works_with_the_solved_pieces(readme, solved_
                                    bonus).items():
         assert result.returncode == 0, f"{line}: {result.stdout[-2000:]}{result.stderr[-2000:]}"
         assert "Traceback" not in result.stderr, f"{line}: {result.stderr[-2000:]}"
+
+
+def test_the_students_docs_name_only_what_their_folder_has(exercise):
+    """Every link, make target and file that a Markdown file of the students' version names is
+    in it, or marked as the teachers' (the grader, make bench, GRADING.md stay out)."""
+    from tools.exercise.docs import MARK, missing_references
+    assert missing_references(exercise) == []
+    teachers = (exercise / "docs" / "TEACHERS.md").read_text(encoding="utf-8")
+    assert not (exercise / "docs" / "GRADING.md").exists()
+    assert f"GRADING.md{MARK}" in teachers and "](GRADING.md)" not in teachers
+    speed = (exercise / "docs" / "SPEED.md").read_text(encoding="utf-8")
+    assert f"`make bench`{MARK}" in speed
+
+
+def test_the_students_readme_says_how_long_its_tests_take(exercise):
+    readme = (exercise / "README.md").read_text(encoding="utf-8")
+    tests = readme.split("## Run the tests\n", 1)[1].split("\n## ", 1)[0]
+    assert 'python -m pytest -q -m "not slow"    # the quick tests' in tests
+    assert ("the quick suite " in tests and "load average" in tests) or \
+        "python tools/benchmarks/timed.py python -m pytest" in tests

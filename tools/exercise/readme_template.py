@@ -110,7 +110,10 @@ them work, `--plot` and `--opponent self` too.
 
 ## Run the tests
 
-    python -m pytest -q
+    python -m pytest -q -m "not slow"    # the quick tests
+    python -m pytest -q                  # all of them, the slow ones too
+
+{TEST_TIMES}
 
 The tests skip, and name the piece, whatever needs a piece you have not written yet. A test that
 runs your `main` makes it short by setting the module's `epochs` first; if your `main` sets its

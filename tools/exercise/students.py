@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import base64
 import re
+import textwrap
 import zlib
 from pathlib import Path
 
 from tools.exercise.classroom import AUTOGRADING, MANIFEST, WORKFLOW, torch_pin, write_classroom
 from tools.exercise.conftest_hook import STUDENTS_CONFTEST
+from tools.exercise.docs import students_docs
 from tools.exercise.stubs import LINE_WIDTH, Stub
 from selfcheck.hints import HINTS_FILE
 from selfcheck.pieces import PIECES
@@ -37,9 +39,29 @@ def students_readme(teachers: str | None, stubs: list[Stub], torch: str = "torch
     requirement its set-up installs first (``torch_pin``)."""
     text = (STUDENTS_README.replace("{PIECES}", pieces_table(stubs))
             .replace("{POINTS}", points_summary()).replace("{HINTS_FILE}", HINTS_FILE)
-            .replace("{TORCH}", torch))
+            .replace("{TORCH}", torch).replace("{TEST_TIMES}", test_times()))
     borrowed = [readme_section(teachers or "", heading) for heading in BORROWED_SECTIONS]
     return "\n\n".join([text.strip("\n"), *[part for part in borrowed if part]]) + "\n"
+
+
+def test_times() -> str:
+    """How long the tests take, from the teachers' latest ``timed.py`` runs of their suites
+    (Data/timings.txt): the students' suites are those suites less the teachers' tests, so they
+    take at most as long. Without a record, how to time them."""
+    from tools.benchmarks.timed import duration, read_record
+    record = read_record()
+    times = {name: record[command] for name, command in (("quick", "make test"),
+                                                          ("full", "make test-all"))
+             if command in record}
+    if not times:
+        return ("Time them on your machine with `python tools/benchmarks/timed.py python -m "
+                "pytest -q -m \"not slow\"`.")
+    said = "; ".join(f"the {name} suite {duration(timing.seconds)} (1-minute load average "
+                     f"{timing.load_during:.1f} while it ran, {timing.cores} cores, "
+                     f"{timing.when[:10]})" for name, timing in times.items())
+    return textwrap.fill(f"On your teacher's machine the solved repository's suites, which hold "
+                         f"more tests than yours, took: {said}. Yours take at most about as "
+                         "long.", LINE_WIDTH)
 
 
 def readme_section(text: str, heading: str) -> str:
@@ -106,6 +128,7 @@ def write_students_files(root: Path, target: Path, stubs: list[Stub]) -> None:
     for name, text in made.items():
         (target / name).parent.mkdir(parents=True, exist_ok=True)
         (target / name).write_text(text, encoding="utf-8")
+    students_docs(target)               # after the Makefile: the docs name only what it has
     write_classroom(target, torch)      # last: it hashes every other file
 
 

@@ -19,8 +19,10 @@ The H overlay shades every empty cell by what the computer thinks of it (a Q-val
 probability, or the score a search agent chooses by) and writes the number in the cell: green for
 a positive value, purple for a negative one, the stronger the larger (the largest value of the
 position gets the strongest colour). The cell(s) with the largest value, the computer's choice,
-are outlined. Colours and shapes are in ``gui/paint.py``, the overlay's numbers in
-``gui/values.py``.
+are outlined in dark green: while it is to move, among the empty cells; after its move, while its
+values stay up, the cell it played (its values were of the position before it). The last move
+played, whoever made it, has a light amber cell and an amber frame. The footer says what each
+means. Colours and shapes are in ``gui/paint.py``, the overlay's numbers in ``gui/values.py``.
 """
 
 from __future__ import annotations
@@ -48,20 +50,21 @@ DEFAULT_SIZE = (480, 600)
 MIN_SIZE = (240, 300)    # a smaller window shows this layout cut off at its edges
 
 # Proportions of the layout, relative to the window or to one cell.
-HEADER_SHARE, FOOTER_SHARE, MARGIN_SHARE = 0.15, 0.06, 0.04
-MIN_HEADER, MIN_FOOTER = 60, 26   # pixels: below this the text would be too small to read
+HEADER_SHARE, FOOTER_SHARE, MARGIN_SHARE = 0.15, 0.08, 0.04
+MIN_HEADER, MIN_FOOTER = 60, 34   # pixels: below this the text would be too small to read
 MARK_INSET = 0.22        # X and O keep this share of the cell free on each side
 MARK_WIDTH = 0.09        # stroke of X and O
 WIN_WIDTH = 0.06         # the line through a win
 GRID_WIDTH = 0.014       # grid lines, relative to the board's longer side
 CHOICE_BORDER = 0.025    # outline of the computer's choice, relative to the cell
+LAST_MOVE_BORDER = 0.02  # frame of the last move played, at the cell's edge
 NUMBER_SIZE = 0.24       # overlay numbers, relative to the cell
 TEXT_ROOM = 0.94         # text keeps within this share of the window's (or a cell's) width
 
 
 class View(NamedTuple):
     """What the window shows: the position, the header lines, the footer, the overlay (if any)
-    and the last move played (lightly highlighted)."""
+    and the last move played (a light amber cell in an amber frame)."""
     state: State
     status: str
     score: str
@@ -168,8 +171,11 @@ class Graphics:
         self._draw_grid(surface)
         self._draw_marks(surface, view)
         self._draw_win(surface, view.state)
-        self._text(surface, view.footer, self.footer.height * 0.5, paint.FOOTER_TEXT,
-                   self.footer.center)
+        lines = view.footer.split("\n")       # the keys, or a legend above them
+        for number, line in enumerate(lines):
+            self._text(surface, line, self.footer.height * (0.5 if len(lines) == 1 else 0.4),
+                       paint.FOOTER_TEXT, (self.footer.centerx, self.footer.top +
+                                           self.footer.height * (number + 0.5) / len(lines)))
 
     def _draw_header(self, surface: pygame.Surface, view: View) -> None:
         surface.fill(paint.HEADER_BACKGROUND, self.header)
@@ -180,23 +186,26 @@ class Graphics:
                    (self.header.centerx, top + height * 0.76))
 
     def _draw_cells(self, surface: pygame.Surface, view: View) -> None:
-        """Cell backgrounds: the last move highlighted; with the overlay, empty cells shaded and
-        numbered, and the cells of the largest value (the computer's choice) outlined."""
+        """Cell backgrounds: the last move in light amber with an amber frame; with the overlay,
+        empty cells shaded and numbered, and the cells of the largest value (the computer's
+        choice) outlined: the values are of the position the computer moved from, so after its
+        move the outline is on the cell it played."""
         if view.last_move is not None:
-            surface.fill(paint.LAST_MOVE, self.cell_rect(view.last_move))
+            rect = self.cell_rect(view.last_move)
+            surface.fill(paint.LAST_MOVE, rect)
+            frame = max(2, round(self.cell * LAST_MOVE_BORDER))
+            pygame.draw.rect(surface, paint.LAST_MOVE_FRAME, rect.inflate(-frame, -frame), frame)
         if view.overlay is None:
             return
         values = shown_values(view.overlay, view.state)
-        if not values:
-            return
-        largest = max(abs(value) for value in values.values())
+        largest = max((abs(value) for value in values.values()), default=0.0)
         border = max(2, round(self.cell * CHOICE_BORDER))
         for action, value in values.items():
             rect = self.cell_rect(action)
             surface.fill(paint.shade(value, largest), rect)
             self._text(surface, format_value(value, view.overlay.kind), self.cell * NUMBER_SIZE,
                        paint.NUMBER_TEXT, rect.center, room=self.cell * TEXT_ROOM)
-        for action in best_cells(values):
+        for action in best_cells(view.overlay.values):
             rect = self.cell_rect(action).inflate(-3 * border, -3 * border)
             pygame.draw.rect(surface, paint.CHOICE, rect, border)
 

@@ -23,6 +23,7 @@ class ShownGame(Protocol):
     score: dict[int, int]                  # finished games by result
     show_values: bool                      # H is on
     kept_overlay: Overlay | None           # the values the last computer moved by
+    moves: list                            # (position, move) of each move of this game
 
     def is_human(self, side: int) -> bool: ...
 
@@ -72,9 +73,14 @@ def score_line(game: ShownGame) -> str:
             f"  ·  draws {game.score[DRAW]}")
 
 
+LAST_MOVE_LEGEND = "amber: last move"
+
+
 def footer(game: ShownGame) -> str:
-    """The footer line: the keys, and with H on whose values are shown (or why none are) and what
-    the outline means (one choice, several cells equally best, or nothing stands out)."""
+    """The footer: the keys, and with H on whose values are shown (or why none are), what
+    the green outline means (its choice, several cells equally best, nothing stands out; after
+    the computer's move, the move it chose from those values) and that amber marks the last
+    move: that legend on a line of its own, above the keys."""
     state = game.env.position
     if not game.show_values or state.end_of_game:
         return f"Click a cell  ·  {KEYS}" if game.is_human(X) or game.is_human(O) else KEYS
@@ -83,8 +89,9 @@ def footer(game: ShownGame) -> str:
     if game.is_human(state.player):
         if game.kept_overlay is None:
             return f"H on: the computer's values show on its turn  ·  {KEYS}"
-        return (f"H on: {VALUE_NAMES[game.kept_overlay.kind]} of {label(game, -state.player)} "
-                f"at its move, up until your move or a key  ·  {KEYS}")
+        kept = game.kept_overlay
+        return (f"{VALUE_NAMES[kept.kind]} of {label(game, -state.player)}, kept from its move"
+                f"  ·  {outline(kept.values)}  ·  {LAST_MOVE_LEGEND}\n{KEYS}")
     who = label(game, state.player)
     future = game.values_future()
     if not future.done():
@@ -92,8 +99,14 @@ def footer(game: ShownGame) -> str:
     overlay = future.result()
     if overlay is None:
         return f"H on: {who} cannot state its values  ·  {KEYS}"
-    values = shown_values(overlay, state)
+    legend = f"  ·  {LAST_MOVE_LEGEND}" if game.moves else ""
+    return (f"{VALUE_NAMES[overlay.kind]} of {who}  ·  {outline(shown_values(overlay, state))}"
+            f"{legend}\n{KEYS}")
+
+
+def outline(values: dict) -> str:
+    """What the green outline marks among ``values`` (those of the position the computer moves
+    from): its choice, several cells equally best, or nothing."""
     best = len(best_cells(values))
-    outline = ("its choice outlined" if best == 1 else f"{best} cells tie for best"
-               if best else "all moves equal" if values else "no move scored")
-    return f"H on: {VALUE_NAMES[overlay.kind]} of {who}, {outline}  ·  {KEYS}"
+    return ("green: its choice" if best == 1 else f"green: {best} cells tie for best" if best
+            else "all moves equal" if values else "no move scored")

@@ -19,6 +19,7 @@ GRID: Colour = (60, 64, 80)
 X_COLOUR: Colour = (45, 85, 160)
 O_COLOUR: Colour = (200, 60, 50)
 LAST_MOVE: Colour = (250, 232, 170)
+LAST_MOVE_FRAME: Colour = (215, 140, 20)    # the frame of the last move's cell
 NUMBER_TEXT: Colour = (25, 25, 25)
 # The line through a win: a bright amber on a light edge, so it stands out over blue X strokes,
 # red O rings and the light cells alike.

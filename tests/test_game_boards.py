@@ -213,7 +213,7 @@ def test_the_overlay_on_4x4_shades_and_numbers_every_empty_cell():
     state = game.env.position
     assert overlay.kind == "p" and set(overlay.values) == set(state.legal_actions())
     assert len(overlay.values) == 10 and max(overlay.values, key=overlay.values.get) == (0, 3)
-    assert "move probabilities of advanced (X), its choice outlined" in footer(game)
+    assert "move probabilities of advanced (X)  ·  green: its choice" in footer(game)
     image = game.render()
     largest = max(overlay.values.values())
     for cell, value in overlay.values.items():

@@ -20,7 +20,7 @@ from Graphics import Graphics
 from gui.captions import footer
 from gui.display import NoDisplay, screenshot_problem
 from gui.paint import CHOICE, WIN_LINE
-from gui.values import PROBABILITIES, Overlay, format_value
+from gui.values import PROBABILITIES, Overlay, best_cells, format_value
 from State import EMPTY, O, X, X_WON, State
 from tools.benchmarks.quit import quit_during_search
 
@@ -204,7 +204,7 @@ def test_the_computers_values_stay_up_after_its_move_until_the_next_move_or_key(
     clock.now = 60.0                                         # however long you look at them
     game.step()
     assert game.env.position.player == O and game.overlay() is thought
-    assert game.view().overlay is thought and "until your move or a key" in footer(game)
+    assert game.view().overlay is thought and "kept from its move" in footer(game)
     image = game.render()
     empty = next(cell for cell in thought.values if cell != moved)
     assert tuple(image.get_at(game.graphics.cell_rect(empty).center))[:3] != \
@@ -314,7 +314,7 @@ def test_the_footer_says_when_cells_tie_for_best(monkeypatch):
     cells = State().legal_actions()
     tied = dict.fromkeys(cells, 0.1) | {(0, 0): 0.6, (2, 2): 0.6}
     for values, words, best in [(tied, "2 cells tie for best", {(0, 0), (2, 2)}),
-                                (tied | {(2, 2): 0.5}, "its choice outlined", {(0, 0)})]:
+                                (tied | {(2, 2): 0.5}, "green: its choice", {(0, 0)})]:
         future = game.values_future()
         monkeypatch.setattr(future, "result", lambda values=values: Overlay(values, "p"))
         assert words in footer(game)
@@ -330,3 +330,39 @@ def test_a_click_goes_from_the_window_to_the_board_without_asking_the_agent(monk
     assert game.moves == [(State(), (2, 1))]
     assert game.env.position.board[2, 1] == X and game.env.position.player == O
     assert all(game.env.position.board[cell] == EMPTY for cell in [(0, 0), (1, 1)])
+
+
+def test_after_the_computers_move_the_outline_is_on_the_move_it_played_and_framed_as_last():
+    """H on: the values stay up after the computer's move; the green outline marks the cell it
+    played (its values were of the position before), not the best cell left, and the last move
+    has an amber frame; the footer says what both mean."""
+    from gui.paint import LAST_MOVE_FRAME
+    game, clock = make_game(str(ROOT / "Data" / "Q_MC_X.pth"), "human", delay=0.5)
+    game.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_h, mod=0, unicode="h"))
+    before = game.overlay()
+    clock.now = 0.5
+    game.step()                                              # X moves by its table
+    moved = game.moves[-1][1]
+    assert game.overlay() is before and moved == max(before.values, key=before.values.get)
+    image = game.render()
+    empty = [cell for cell in before.values if cell != moved]
+    best = set(best_cells(before.values))
+    assert moved in best and outlined(game, image, moved)
+    assert {cell for cell in empty if outlined(game, image, cell)} == best - {moved}
+    rect = game.graphics.cell_rect(moved)
+    edge = {tuple(image.get_at((x, rect.centery)))[:3] for x in range(rect.left, rect.centerx)}
+    assert LAST_MOVE_FRAME in edge
+    assert not any(LAST_MOVE_FRAME in {tuple(image.get_at((x, game.graphics.cell_rect(cell)
+                                                           .centery)))[:3]
+                                       for x in range(game.graphics.cell_rect(cell).left,
+                                                      game.graphics.cell_rect(cell).centerx)}
+                   for cell in empty)
+    said = footer(game)
+    assert ("green: its choice" in said if len(best) == 1 else
+            f"green: {len(best)} cells tie for best" in said), said
+    assert "kept from its move" in said and "amber: last move" in said
+    click(game, empty[0])                                    # your move: now the last one
+    image = game.render()
+    rect = game.graphics.cell_rect(empty[0])
+    assert LAST_MOVE_FRAME in {tuple(image.get_at((x, rect.centery)))[:3]
+                               for x in range(rect.left, rect.centerx)}

@@ -103,6 +103,33 @@ def test_long_notes_fold_and_the_page_keeps_to_the_screen():
     assert page.count("<th>") < 20      # one cell per piece and per opponent, not per number
 
 
+def test_the_page_is_the_teachers_every_column_labelled_and_the_legend_in_column_order():
+    """docs/images/grading_report_1280.png and _800.png show it in a browser."""
+    import re
+    from tools.grading.page import LEGEND, headers
+    x_only = Measure((0.9, 0.04, 0.06), (0.7, 0.1, 0.2), False)
+    rows = [results.Row("a-very-long-name_with-parts", "graded",
+                        {1: "passed", 2: "failed"}, {2: "your Generate_episode returns None"},
+                        {1: 30, 2: 0}, {"X": x_only}, flags=["check.py changed"],
+                        notes=["Episode.py missing"])]
+    page = html_page(table(rows), Context("t", "now", "isolation", "limits"), b"")
+    assert "overflow-wrap: anywhere" not in page and "word-break: break-all" not in page
+    heads = re.findall(r"<th>(.*?)</th>", page)
+    assert heads == headers(("X",)) and "O vs random" not in page     # no O measured: no O columns
+    cells = re.findall(r'<td data-label="([^"]*)"', page)
+    assert cells == heads                                            # every cell labelled, in order
+    assert "X vs random: % wins / draws / losses" in heads
+    assert "90.0 / 6.0 / 4.0" in page                      # wins / draws / losses, as labelled
+    legend = [term for term, _ in LEGEND]
+    order = [next(i for i, head in enumerate(heads) if head.startswith(term.split(" ...")[0])
+                  or term.split(" ...")[0] in head) for term in legend]
+    assert order == sorted(order), legend
+    assert "Piece 2: the check told the student: \u201cyour Generate_episode returns None\u201d" \
+        in page and "<li>Episode.py missing</li>" in page
+    assert "a-<wbr>very-<wbr>long-<wbr>name_<wbr>with-<wbr>parts" in page
+    assert "<li>check.py changed</li>" in page and "X can be beaten?" in heads
+
+
 def test_not_available_lists_only_the_protections_that_were_missing(monkeypatch, tmp_path):
     def probe(candidate, run_dir, python):
         return "no such account here" if candidate.accounts else None

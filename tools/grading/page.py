@@ -1,9 +1,12 @@
 """The report's page and plot: ``html_page(cells, context, plot)`` and ``plot_png(rows)``.
 
-The page is one self-contained file (the plot embedded) that reads well on a 1280-pixel screen:
-each piece's verdict and points in one cell, each side's exact results against an opponent in
-one cell, and long notes folded (``<details>``) so that rows stay short. Every string is
-escaped.
+The page is one self-contained file (the plot embedded) for the teacher, readable on a 1280- and
+an 800-pixel screen (checked in a browser: docs/images/grading_report_*.png): a legend of the
+columns in their order, the pieces' verdicts and points in one cell, each side's exact results
+against an opponent in one cell (wins / draws / losses, as the plot stacks them), flags and notes
+one a line, the check's messages to the student quoted as such, long notes folded
+(``<details>``); words break only between words, and the table scrolls sideways rather than
+overlap when the screen is narrower. Every string is escaped.
 """
 
 from __future__ import annotations
@@ -35,24 +38,61 @@ class Context:
 
 
 STYLE = """
-body { font-family: sans-serif; margin: 1em; max-width: 1260px; }
-table { border-collapse: collapse; font-size: 0.8em; width: 100%; table-layout: auto; }
-th, td { border: 1px solid #ccc; padding: 0.15em 0.3em; text-align: left; vertical-align: top; }
-th { background: #eee; }
-td { overflow-wrap: anywhere; }
-td.note { max-width: 22em; } td.name { max-width: 10em; }
-td.passed { background: #d9f2d9; } td.failed, td.bad { background: #f7d4d4; }
-td.other { background: #eee; } td.number { text-align: right; font-variant-numeric: tabular-nums;
-  white-space: nowrap; }
+body { font-family: sans-serif; margin: 1em; max-width: 1260px; line-height: 1.3; }
+.wide { overflow-x: auto; }
+table { border-collapse: collapse; font-size: 0.8em; width: 100%; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.35em; text-align: left; vertical-align: top;
+  overflow-wrap: normal; word-break: normal; hyphens: manual; }
+th { background: #eee; font-weight: bold; }
+td.name { min-width: 7em; max-width: 12em; overflow-wrap: break-word; }
+td.note { min-width: 16em; max-width: 26em; } td.flags { min-width: 9em; max-width: 14em; }
+td.note ul, td.flags ul, td.pieces ul { margin: 0; padding-left: 1em; }
+td.pieces ul { list-style: none; padding: 0; } td.pieces li { white-space: nowrap; }
+.passed { background: #d9f2d9; } .failed, .bad { background: #f7d4d4; }
+.other { background: #eee; }
+td.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+dl.legend { display: grid; grid-template-columns: max-content 1fr; gap: 0.1em 0.8em;
+  font-size: 0.9em; } dl.legend dt { font-weight: bold; } dl.legend dd { margin: 0; }
 summary { cursor: pointer; }
+@media (max-width: 1000px) {  /* a narrow screen: one card per hand-in, each value labelled */
+  body { margin: 0.5em; } thead { display: none; } table, tbody, tr { display: block; }
+  tr { border: 1px solid #999; margin-bottom: 0.8em; }
+  td { display: grid; grid-template-columns: 11em 1fr; gap: 0.6em; border: none;
+    border-bottom: 1px solid #ddd; max-width: none !important; text-align: left !important; }
+  td::before { content: attr(data-label); font-weight: bold; white-space: normal; }
+  dl.legend { grid-template-columns: 1fr; } dl.legend dd { margin-bottom: 0.3em; } }
 """
-HEADERS = (["name", "status"] + [f"piece {n}" for n in PIECE_NUMBERS] + ["total"]
-           + [f"{side} vs {opponent}" for side in ("X", "O") for opponent in OPPONENTS]
-           + ["X unbeatable", "O unbeatable", "seconds", "flags", "note"])
+# The result of a side against an opponent, in the order the plot stacks its bars.
+SHOWN_OUTCOMES = ("wins", "draws", "losses")
+
+
+def headers(sides: tuple[str, ...]) -> list[str]:
+    """The table's column headings, with the results of ``sides`` ("X", and "O" when any
+    hand-in's O was measured)."""
+    return (["name", "status", "pieces: verdict (points)", "total points"]
+            + [f"{side} vs {opponent}: % wins / draws / losses" for side in sides
+               for opponent in OPPONENTS]
+            + [f"{side} can be beaten?" for side in sides] + ["seconds", "flags", "notes for you"])
+# What each column holds, in the columns' order: the page's legend.
+LEGEND = (("name", "the hand-in (its folder or zip)"),
+          ("status", "graded, or why the check did not end by itself (timed out, killed, ...)"),
+          ("pieces", "each piece's verdict and the points it earned: passed, failed, not "
+                     "written (still the issued stub), not attempted (an earlier piece failed), "
+                     "timed out, skipped, flagged (not the student's own work: no points)"),
+          ("total points", "the points of the pieces passed (by --weights)"),
+          ("X vs random ... O vs advanced", "the trained table's exact results against that "
+           "opponent, in percent: wins / draws / losses (O only when piece 4 passed)"),
+          ("can be beaten?", "no: no opponent can ever beat the trained table; yes: one line "
+           "of play beats it"),
+          ("seconds", "how long the whole check of the hand-in took"),
+          ("flags", "signs that the work may not be the student's own: look at these hand-ins "
+                    "before their points count"),
+          ("notes for you", "files missing or refused, and for each piece that did not pass, "
+                            "what the self-check told the student"))
 
 
 def html_page(cells: list[list[str]], context: Context, plot: bytes) -> str:
-    """The self-contained page: the run's facts, the table and the plot."""
+    """The self-contained page: the run's facts, the legend, the table and the plot."""
     escape = html.escape
     facts = [("Isolation", context.isolation), ("Limits", context.limits)]
     facts += [("Not available here", line) for line in context.unavailable]
@@ -65,10 +105,19 @@ def html_page(cells: list[list[str]], context: Context, plot: bytes) -> str:
              f"{escape(context.when)}; report.csv has every number; what each check printed "
              "is in logs/.</p><ul>"]
     lines += [f"<li><b>{escape(label)}:</b> {escape(text)}</li>" for label, text in facts]
-    lines += ["</ul><table><thead><tr>" + "".join(f"<th>{escape(h)}</th>" for h in HEADERS)
-              + "</tr></thead><tbody>"]
-    lines += [_html_row(dict(zip(COLUMNS, row))) for row in cells]
-    lines.append("</tbody></table>")
+    lines.append('</ul><dl class="legend">' + "".join(
+        f"<dt>{escape(column)}</dt><dd>{escape(meaning)}</dd>" for column, meaning in LEGEND)
+        + "</dl>")
+    rows = [dict(zip(COLUMNS, row)) for row in cells]
+    # O's columns only when some O was measured (piece 4 is a bonus): a narrower table
+    sides = ("X", "O") if any(row["O unbeatable"] for row in rows) else ("X",)
+    lines += ['<div class="wide"><table><thead><tr>'
+              + "".join(f"<th>{escape(h)}</th>" for h in headers(sides)) + "</tr></thead><tbody>"]
+    labels = [escape(h, quote=True) for h in headers(sides)]
+    lines += ["<tr>" + "".join(td.replace("<td", f'<td data-label="{label}"', 1)
+                               for td, label in zip(_html_row(row, sides), labels)) + "</tr>"
+              for row in rows]
+    lines.append("</tbody></table></div>")
     if plot:
         image = base64.b64encode(plot).decode("ascii")
         lines.append('<p><img style="max-width: 100%" alt="The trained X of each submission '
@@ -77,27 +126,31 @@ def html_page(cells: list[list[str]], context: Context, plot: bytes) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _html_row(cell: dict[str, str]) -> str:
-    tds = [_td(cell["name"], "name"), _td(cell["status"], "passed" if cell["status"] == "graded"
-                                          else "bad")]
+def _html_row(cell: dict[str, str], sides: tuple[str, ...]) -> list[str]:
+    """The row's cells (``<td>``), in the order of ``headers(sides)``."""
+    # a name breaks after its - and _ rather than inside a word
+    name = html.escape(cell["name"]).replace("-", "-<wbr>").replace("_", "_<wbr>")
+    tds = [f'<td class="name">{name}</td>',
+           _td(cell["status"], "passed" if cell["status"] == "graded" else "bad")]
+    pieces = []
     for n in range(1, 6):
         verdict, points = cell[f"piece {n}"], cell[f"points {n}"]
-        kind = verdict if verdict in ("passed", "failed") else "other" if verdict else ""
-        tds.append(_td(f"{verdict} ({points})" if verdict else "", kind))
+        if verdict:
+            kind = verdict if verdict in ("passed", "failed") else "other"
+            pieces.append(f'<li class="{kind}">{n}: {html.escape(verdict)} ({points})</li>')
+    tds.append(f'<td class="pieces"><ul>{"".join(pieces)}</ul></td>' if pieces else "<td></td>")
     tds.append(_td(cell["total"], "number"))
-    for side in ("X", "O"):
+    for side in sides:
         for opponent in OPPONENTS:
-            values = [cell[f"{side} vs {opponent} {outcome}"] for outcome in
-                      ("wins", "losses", "draws")]
-            text = (" / ".join(f"{float(value):.1%}" for value in values)
-                    if values[0] else "")
+            values = [cell[f"{side} vs {opponent} {outcome}"] for outcome in SHOWN_OUTCOMES]
+            text = " / ".join(f"{100 * float(value):.1f}" for value in values) if values[0] else ""
             tds.append(_td(text, "number"))
-    for side in ("X", "O"):
+    for side in sides:
         verdict = cell[f"{side} unbeatable"]
-        tds.append(_td(verdict, ("passed" if verdict == "yes" else "failed") if verdict else ""))
-    tds += [_td(cell["seconds"], "number"), _td(cell["flags"], "bad" if cell["flags"] else ""),
-            _folded(cell["note"])]
-    return "<tr>" + "".join(tds) + "</tr>"
+        beaten = {"yes": "no", "no": "yes"}.get(verdict, "")
+        tds.append(_td(beaten, ("passed" if beaten == "no" else "failed") if beaten else ""))
+    return tds + [_td(cell["seconds"], "number"), _listed(cell["flags"], "flags"),
+                  _notes(cell["note"])]
 
 
 def _td(text: str, kind: str = "") -> str:
@@ -105,11 +158,35 @@ def _td(text: str, kind: str = "") -> str:
     return f"<td{attribute}>{html.escape(text)}</td>"
 
 
-def _folded(note: str) -> str:
-    if len(note) <= FOLD_AT:
-        return f'<td class="note">{html.escape(note)}</td>'
-    return (f'<td class="note"><details><summary>{html.escape(note[:FOLD_AT])}...</summary>'
-            f"{html.escape(note)}</details></td>")
+def _listed(joined: str, kind: str) -> str:
+    """A cell of `` | ``-joined items, one item a line (red when there is any)."""
+    items = [item for item in joined.split(" | ") if item]
+    if not items:
+        return f'<td class="{kind}"></td>'
+    return (f'<td class="{kind} bad"><ul>'
+            + "".join(f"<li>{html.escape(item)}</li>" for item in items) + "</ul></td>")
+
+
+def for_the_teacher(note: str) -> str:
+    """A note as the teacher reads it: ``piece 3: <the check's message>`` becomes "Piece 3: the
+    check told the student: <message>"; the grader's own notes stay as they are."""
+    piece, colon, message = note.partition(": ")
+    if colon and piece.startswith("piece ") and piece[6:].isdigit():
+        return f"Piece {piece[6:]}: the check told the student: \u201c{message}\u201d"
+    return note
+
+
+def _notes(joined: str) -> str:
+    """The notes, one a line, addressed to the teacher; folded when long."""
+    notes = [for_the_teacher(note) for note in joined.split(" | ") if note]
+    if not notes:
+        return '<td class="note"></td>'
+    listed = "<ul>" + "".join(f"<li>{html.escape(note)}</li>" for note in notes) + "</ul>"
+    text = " · ".join(notes)
+    if len(text) <= FOLD_AT:
+        return f'<td class="note">{listed}</td>'
+    return (f'<td class="note"><details><summary>{html.escape(text[:FOLD_AT])}...</summary>'
+            f"{listed}</details></td>")
 
 
 # --- the plot -----------------------------------------------------------------------------------
@@ -142,6 +219,7 @@ def plot_png(rows: list) -> bytes:
                 ax.text(1.01, place, f"loses {losses:.1%}", va="center", fontsize=8,
                         color=COLOURS["losses"])
         ax.set_xlim(0, 1.25)                       # room for the "loses" labels
+        ax.set_ylim(-0.6, len(rows) - 0.4)         # the last row's words clear of the axis
         ax.set_xticks([0, 0.25, 0.5, 0.75, 1])
         ax.set_title(f"X against {opponent} (exact)")
         ax.set_xlabel("probability: wins (green), draws (grey), losses (red)")

@@ -276,34 +276,16 @@ def tests(repo: Path, writing: bool) -> str:
         + "\n\n"
 
 
-# The long commands whose time the docs state, each measured by tools/benchmarks/timed.py.
-TIMED = ("make test", "make test-all", "make dqn", "make bench", "make docs",
-         "python -m jupyter execute notebooks/bigger_boards.ipynb")
-
-
 def timing_lines(repo: Path, document: str, commands: Sequence[str]) -> list[str]:
     """``- `make test`: 1 min 04 s (load average ...)`` for each command: its latest timed.py
-    run here (Data/timings.txt), else the line ``document`` has for it, else "not timed"."""
-    from tools.benchmarks.timed import duration, read_record
-    record = read_record()
-    written = (repo / document).read_text(encoding="utf-8").splitlines()
-    found = []
-    for command in commands:
-        start = f"- `{command}`: "
-        timing = record.get(command)
-        if timing is not None:
-            found.append(f"{start}{duration(timing.seconds)} (1-minute load average "
-                         f"{timing.load_before:.1f} before, {timing.load_during:.1f} while it "
-                         f"ran; {timing.cores} cores; {timing.when})")
-        else:
-            found.append(next((line for line in written if line.startswith(start)),
-                              f"{start}not timed here yet (`python tools/benchmarks/timed.py "
-                              f"{command}`)"))
-    return found
+    run here (Data/timings.txt), else the line ``document`` (of ``repo``) has for it."""
+    from tools.benchmarks.timed import quoted_lines
+    return quoted_lines(commands, (repo / document).read_text(encoding="utf-8").splitlines())
 
 
 def timings(repo: Path, writing: bool) -> str:
     """How long each long command took here, and under what load."""
+    from tools.benchmarks.timed import TIMED
     return "\n" + "\n".join(timing_lines(repo, "docs/SPEED.md", TIMED)) + "\n\n"
 
 

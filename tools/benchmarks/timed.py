@@ -20,6 +20,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -28,6 +29,9 @@ import cli  # noqa: E402  (the project root must be on the path first)
 
 RECORD = ROOT / "Data" / "timings.txt"
 SAMPLE_EVERY = 5.0      # seconds between two readings of the load average
+# The long commands whose time the docs state (docs/SPEED.md, "How long").
+TIMED = ("make test", "make test-all", "make dqn", "make bench", "make docs",
+         "python -m jupyter execute notebooks/bigger_boards.ipynb")
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,26 @@ def keep(timing: Timing, path: Path | None = None) -> None:
     kept[timing.command] = timing
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(t.line() + "\n" for t in kept.values()), encoding="utf-8")
+
+
+def quoted_lines(commands: Sequence[str], written: list[str]) -> list[str]:
+    """The docs' line for each command: ``- `make test`: 1 min 04 s (1-minute load average ...)``
+    from its latest run in the record, else the line of ``written`` (a document's lines) that
+    already quotes it, else "not timed here yet" and how to time it."""
+    record = read_record()
+    found = []
+    for command in commands:
+        start = f"- `{command}`: "
+        timing = record.get(command)
+        if timing is not None:
+            found.append(f"{start}{duration(timing.seconds)} (1-minute load average "
+                         f"{timing.load_before:.1f} before, {timing.load_during:.1f} while it "
+                         f"ran; {timing.cores} cores; {timing.when})")
+        else:
+            found.append(next((line for line in written if line.startswith(start)),
+                              f"{start}not timed here yet (`python tools/benchmarks/timed.py "
+                              f"{command}`)"))
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,7 +17,6 @@ import io
 from dataclasses import dataclass, replace
 
 from tools.grading.cells import COLUMNS, OPPONENTS
-from tools.grading.results import PIECE_NUMBERS
 
 PLOT_LABEL = 32                  # characters of a name shown in the plot
 FOLD_AT = 90                     # characters of a note shown before it folds

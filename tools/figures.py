@@ -269,9 +269,10 @@ def tests(repo: Path, writing: bool) -> str:
                               f"{done.returncode}")
         return 0 if said.group(1) == "no" else int(said.group(1))
     every, slow = collected(), collected("-m", "slow")
+    # counted in a copy of the tracked files, as a clone has them (without the course's files)
     suites = code(f"make test        # the quick suite: {every - slow:,} tests, all but the slow "
-                  f"ones\nmake test-all    # all {every:,} tests, the {slow:,} slow ones too (CI "
-                  "runs this one)")
+                  f"ones\nmake test-all    # all {every:,} tests of a clone, the {slow:,} slow ones "
+                  "too (CI runs this one)")
     return suites + "\n".join(timing_lines(repo, "README.md", ("make test", "make test-all"))) \
         + "\n\n"
 

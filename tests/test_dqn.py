@@ -527,6 +527,7 @@ def test_self_play_saves_one_network_for_both_sides_and_draws_curves(tmp_path):
     assert f"wins {sides[1]['wins']:.4f}%" in printed.split("O network:\n")[1]
 
 
+@pytest.mark.slow
 @needs_learning_steps
 def test_resume_goes_on_from_the_saved_game_count(tmp_path):
     path = tmp_path / "r.pt"

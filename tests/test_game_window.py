@@ -98,7 +98,9 @@ def test_the_course_window_says_why_there_is_none(monkeypatch):
 
 # --- quitting during a slow search ends the process, not waiting for the search ----------------
 
-@pytest.mark.parametrize("how, status", [("escape", 0), ("close", 0), ("sigint", 130)])
+@pytest.mark.parametrize("how, status", [pytest.param("escape", 0, marks=pytest.mark.slow),
+                                         ("close", 0),
+                                         pytest.param("sigint", 130, marks=pytest.mark.slow)])
 def test_quitting_during_a_slow_search_ends_the_process_without_waiting_for_it(how, status):
     """The first move's search would take hours, so a process that ends within QUIT_BOUND of
     the quit did not wait for it, however busy the machine (how fast: tools/benchmarks/quit.py)."""

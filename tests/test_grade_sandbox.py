@@ -227,6 +227,7 @@ def test_tables_are_measured_in_a_child_and_a_shipped_one_is_recognised(tmp_path
     assert "\n" not in str(found["O"]) and str(found["O"])
 
 
+@pytest.mark.slow
 def test_a_shipped_table_nudged_in_its_last_digits_is_still_recognised(tmp_path):
     table, side, meta = load_table(str(ROOT / "Data" / "Q_MC_X.pth"))
     nudged = tmp_path / "nudged.pth"

@@ -119,6 +119,7 @@ def independently_legal(state: State, action) -> bool:
 
 # --- legal and illegal moves ----------------------------------------------------------------
 
+@pytest.mark.slow      # the rules' quick tests are in test_core.py
 @settings(max_examples=EXAMPLES_MOVES, **SETTINGS)
 @given(move_sequences())
 def test_illegal_moves_raise_and_change_nothing_legal_moves_play(sequence):

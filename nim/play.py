@@ -14,6 +14,7 @@ runs on its own, copied anywhere.
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 import random
 import sys
@@ -34,14 +35,21 @@ INTERRUPTED = 130      # Ctrl-C (128 + SIGINT)
 
 class Parser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors are one line on stderr and exit status 2, and whose
-    flags must be written in full."""
+    flags must be written in full (a mistyped one is answered with the close one)."""
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
     def error(self, message: str):
-        fail(f"{self.prog}: error: {message} (see --help)")
+        close = []
+        if message.startswith("unrecognized arguments:"):
+            close = [match for word in message.split(":", 1)[1].split() if word.startswith("-")
+                     for match in difflib.get_close_matches(word.split("=")[0],
+                                                            self._option_string_actions,
+                                                            n=1, cutoff=0.75)]
+        hint = f"; did you mean {close[0]}?" if close else ""
+        fail(f"{self.prog}: error: {message}{hint} (see --help)")
 
 
 def fail(message: str):

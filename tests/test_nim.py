@@ -788,3 +788,11 @@ def test_selfcheck_names_the_mistake(mistake):
         check_nim(student(**functions))
     for phrase in phrases:
         assert phrase in str(failure.value), str(failure.value)
+
+
+def test_a_mistyped_flag_names_the_close_one(capsys):
+    with pytest.raises(SystemExit) as stop:
+        nim_play.main(["--game", "300"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1
+    assert "unrecognized arguments: --game 300; did you mean --games?" in err

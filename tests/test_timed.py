@@ -66,3 +66,20 @@ def test_the_docs_quote_each_command_from_the_record_or_keep_their_line(record, 
         "2026-12-06 02:40 UTC)",
         "- `make test-all`: 28 min 10 s (as written before)",
         "- `make dqn`: not timed here yet (`python tools/benchmarks/timed.py make dqn`)"]
+
+
+def test_a_bench_line_not_timed_here_keeps_the_documented_one(tmp_path, monkeypatch):
+    """make bench on a clone without the course's chapter code says "not timed"; make docs keeps
+    the line the docs have rather than writing that over it."""
+    record = tmp_path / "bench.txt"
+    record.write_text("make bench, today\n    the chapter's own code: not timed (no listing)\n"
+                      "    Tester: 1,000 games: 6 ms\n", encoding="utf-8")
+    monkeypatch.setattr(figures, "BENCH_RECORD", record)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "SPEED.md").write_text(
+        "    the chapter's own MC_Trainer.py as printed: 2.17 s\n", encoding="utf-8")
+    made = figures.bench(tmp_path, True)
+    assert "    the chapter's own MC_Trainer.py as printed: 2.17 s (an earlier run's)" in made
+    assert "not timed" not in made and "Tester: 1,000 games: 6 ms" in made
+    (tmp_path / "docs" / "SPEED.md").write_text(made, encoding="utf-8")
+    assert figures.bench(tmp_path, True) == made          # not marked twice

@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT))
 import cli  # noqa: E402  (the project root must be on the path first)
 from tools.exercise import make as make_exercise  # noqa: E402
 from tools.grading.box import remove  # noqa: E402
-from tools.grading.isolation import detect_isolation, sealing_for  # noqa: E402
+from tools.grading.isolation import (  # noqa: E402
+    SelfTestFailed, detect_isolation, sealing_for)
 from tools.grading.measure import measure_all  # noqa: E402
 from tools.grading.page import Context  # noqa: E402
 from tools.grading.pool import Stopped, grade_all, stop_on_signals  # noqa: E402
@@ -49,6 +50,7 @@ DEFAULT_SECONDS = 600.0
 DEFAULT_MEMORY_MB = 2048
 MIN_MEMORY_MB = 256
 MAX_JOBS = 32
+MAX_WEIGHT = 1_000              # a piece's points: more is a typo, not a weighting
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 # Never part of a students' version handed in with --exercise.
 SKIPPED_FOLDERS = {".git", "__pycache__", ".venv", ".pytest_cache", ".hypothesis"}
@@ -60,12 +62,34 @@ UNPROTECTED = ("verdict unprotected: this system could not make the hand-in's co
 
 
 def weights(text: str) -> dict[int, int]:
-    """``--weights 30,30,40,10,10``: each piece's points, in order."""
-    parts = text.split(",")
-    if len(parts) != len(PIECE_NUMBERS) or not all(part.strip().isdigit() for part in parts):
+    """``--weights 30,30,40,10,10``: each piece's points, in order, each from 0 to
+    ``MAX_WEIGHT``, not all 0."""
+    parts = [part.strip() for part in text.split(",")]
+    if len(parts) != len(PIECE_NUMBERS) or not all(
+            part.lstrip("+-").isascii() and part.lstrip("+-").isdigit() for part in parts):
         raise argparse.ArgumentTypeError(
             f"expected {len(PIECE_NUMBERS)} whole numbers separated by commas, got {text!r}")
-    return {number: int(part) for number, part in zip(PIECE_NUMBERS, parts)}
+    values = [int(part) for part in parts]
+    if any(value < 0 for value in values):
+        raise argparse.ArgumentTypeError(f"a piece's points cannot be negative, got {text!r}")
+    if any(value > MAX_WEIGHT for value in values):
+        raise argparse.ArgumentTypeError(
+            f"a piece's points must be at most {MAX_WEIGHT:,}, got {text!r}")
+    if not any(values):
+        raise argparse.ArgumentTypeError(f"every piece would earn 0 points, got {text!r}")
+    return dict(zip(PIECE_NUMBERS, values))
+
+
+def joined_values(argv: list[str], options: tuple[str, ...]) -> list[str]:
+    """``--weights -1,2`` as ``--weights=-1,2``: argparse takes a value that starts with a
+    dash for an option, and would only say that one was expected."""
+    joined: list[str] = []
+    for text in argv:
+        if joined and joined[-1] in options and text.startswith("-") and text[1:2].isdigit():
+            joined[-1] = f"{joined[-1]}={text}"
+        else:
+            joined.append(text)
+    return joined
 
 
 def parse_args(argv: list[str] | None):
@@ -87,7 +111,11 @@ def parse_args(argv: list[str] | None):
     parser.add_argument("--exercise", type=cli.path, metavar="DIR",
                         help="the students' version as handed out (default: generate it from "
                              "this repository)")
-    args = parser.parse_args(argv)
+    parser.add_argument("--weaker-isolation", action="store_true",
+                        help="grade even when the strongest sandbox this system allows fails "
+                             "its self-test (the report says what was given up)")
+    args = parser.parse_args(joined_values(sys.argv[1:] if argv is None else argv,
+                                           ("--weights",)))
     if args.timeout <= 0:
         parser.error("--timeout must be more than 0 seconds")
     if args.memory < MIN_MEMORY_MB:
@@ -196,25 +224,33 @@ def main(argv: list[str] | None = None) -> int:
         submissions = [read_submission(path, editable, pristine)      # all before any runs
                        for path in paths]
         unique_names(submissions)
-        grade_class(args, paths, out, pristine, submissions)
+        grade_class(args, out, pristine, submissions)
     except Stopped as stop:
         print(f"\n{stop}.", file=sys.stderr)
         return 128 + stop.number
     return 0
 
 
-def grade_class(args, paths: list[Path], out: Path, pristine: dict[str, bytes],
+def grade_class(args, out: Path, pristine: dict[str, bytes],
                 submissions: list) -> None:
     """Seal, grade and report, in a run folder removed at the end whatever happens."""
     limits = Limits(seconds=args.timeout, memory=args.memory * 2**20)
     started = time.monotonic()
     run_dir = Path(tempfile.mkdtemp(prefix="grade-run-"))
-    # This repository (the solved code, its history, the shipped tables) but its Python.
-    hide = [ROOT, out, *(path.absolute().parent for path in paths)]
+    # This repository (the solved code, its history, the shipped tables) but its Python, and
+    # the folders holding every hand-in, as given and as resolved (never those of a hand-in
+    # refused for its kind: /dev for /dev/null).
+    hide = [ROOT, out, *(Path(folder) for submission in submissions
+                         for folder in submission.folders)]
     hide += [Path(args.exercise).expanduser()] if args.exercise else []
     try:
-        isolation, unavailable = detect_isolation(
-            run_dir, sealing_for(sys.executable, hide, run_dir))
+        try:
+            isolation, unavailable = detect_isolation(
+                run_dir, sealing_for(sys.executable, hide, run_dir),
+                weaker=args.weaker_isolation)
+        except SelfTestFailed as failed:
+            cli.fail(f"grade.py: {failed}; nothing was graded. To grade anyway under a weaker "
+                     "isolation (the report names what it gives up), add --weaker-isolation")
         print(f"Isolation: {isolation.describe()}.", flush=True)
         if not isolation.read_only:         # the hand-in could rewrite its own copy's check
             for submission in submissions:

@@ -220,10 +220,24 @@ def candidates(sealing: Sealing) -> list[Isolation]:
                for user in users] + [Isolation()])
 
 
-def detect_isolation(run_dir: Path, sealing: Sealing = Sealing(),
-                     python: str = sys.executable) -> tuple[Isolation, list[str]]:
+class SelfTestFailed(Exception):
+    """A sandbox this system allows failed its self-test for this run: what it promises did not
+    hold, or it works only without this run's covered folders. The message is one line."""
+
+
+class Contradiction(str):
+    """A probe's problem when the probe ran and found a promise broken (not a refusal by the
+    system to make the sandbox at all)."""
+
+
+def detect_isolation(run_dir: Path, sealing: Sealing = Sealing(), python: str = sys.executable,
+                     weaker: bool = False) -> tuple[Isolation, list[str]]:
     """The strongest isolation that really works here, and each protection it lacks that a
-    stronger one would have given, with why that one did not work."""
+    stronger one would have given, with why that one did not work. A candidate this system
+    refuses to make (no namespaces, no capability) gives way to the next; one it makes but
+    that fails its self-test -- a broken promise, or a failure that goes away without
+    ``sealing``'s covered folders -- raises ``SelfTestFailed``, unless ``weaker``: then it too
+    gives way."""
     refused: list[tuple[Isolation, str]] = []
     chosen = Isolation()
     for candidate in candidates(sealing):
@@ -231,6 +245,10 @@ def detect_isolation(run_dir: Path, sealing: Sealing = Sealing(),
         if problem is None:
             chosen = candidate
             break
+        if not weaker and (isinstance(problem, Contradiction) or (
+                candidate.read_only and sealing != Sealing()
+                and probe(replace(candidate, sealing=Sealing()), run_dir, python) is None)):
+            raise SelfTestFailed(f"the sandbox failed its self-test ({problem})")
         refused.append((candidate, problem))
     missing: dict[str, str] = {}
     for candidate, problem in refused:
@@ -259,13 +277,15 @@ def probe(candidate: Isolation, run_dir: Path, python: str) -> str | None:
         lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
         return lines[-1]
     if done.returncode != 0 or not inside:
-        return f"the probe exited with status {done.returncode} or could not write its box"
+        return Contradiction(f"the probe exited with status {done.returncode} or could not "
+                             "write its box")
     if candidate.network and set(interfaces) - {"lo"}:
-        return "the network namespace still has interfaces"
+        return Contradiction("the network namespace still has interfaces")
     if candidate.read_only and (outside or knob):
-        return "the probe could write outside its box or into /proc/sys"
+        return Contradiction("the probe could write outside its box or into /proc/sys")
     if candidate.accounts and uid != account(0):
-        return f"the probe ran as uid {uid}"
+        return Contradiction(f"the probe ran as uid {uid}")
     if version != sys.version:
-        return f"the account cannot run this Python as it is (it got Python {version.split()[0]})"
+        return Contradiction(f"the account cannot run this Python as it is (it got Python "
+                             f"{version.split()[0]})")
     return None

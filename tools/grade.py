@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 import cli  # noqa: E402  (the project root must be on the path first)
 from tools.exercise import make as make_exercise  # noqa: E402
 from tools.grading.box import remove  # noqa: E402
+from tools.grading.cgroups import memory_groups  # noqa: E402
 from tools.grading.isolation import (  # noqa: E402
     SelfTestFailed, detect_isolation, sealing_for)
 from tools.grading.measure import measure_all  # noqa: E402
@@ -243,14 +244,19 @@ def grade_class(args, out: Path, pristine: dict[str, bytes],
     hide = [ROOT, out, *(Path(folder) for submission in submissions
                          for folder in submission.folders)]
     hide += [Path(args.exercise).expanduser()] if args.exercise else []
+    memory, no_memory = memory_groups(limits.memory) if sys.platform.startswith("linux") \
+        else (None, "no cgroups on this system")
     try:
         try:
             isolation, unavailable = detect_isolation(
                 run_dir, sealing_for(sys.executable, hide, run_dir),
-                weaker=args.weaker_isolation)
+                weaker=args.weaker_isolation, memory=memory)
         except SelfTestFailed as failed:
             cli.fail(f"grade.py: {failed}; nothing was graded. To grade anyway under a weaker "
                      "isolation (the report names what it gives up), add --weaker-isolation")
+        if memory is None:
+            unavailable.append(f"a memory limit that counts all of a box's memory ({no_memory}"
+                               "): --memory holds each process's address space alone")
         print(f"Isolation: {isolation.describe()}.", flush=True)
         if not isolation.read_only:         # the hand-in could rewrite its own copy's check
             for submission in submissions:
@@ -271,6 +277,8 @@ def grade_class(args, out: Path, pristine: dict[str, bytes],
             raise
     finally:
         remove(run_dir)
+        if memory:
+            memory.close()
     closing(report, report.finish(), started)
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from tools.grading import launch
 from tools.grading.box import box_folders, new_box, remove
+from tools.grading.cgroups import MemoryGroups
 from tools.grading.limits import Limits, environment
 
 # Accounts no one has: the sandboxes' (root only). Slot n runs as ACCOUNT_BASE + n.
@@ -47,7 +48,8 @@ if sys.platform.startswith("linux"):
 sys.argv = sys.argv[1:]
 runpy.run_path(sys.argv[0], run_name="__main__")
 """
-# The probe reports its account, Python, network interfaces and what it can write, to confirm
+# The probe reports its account, Python, network interfaces, what it can write, whether it can
+# make a unix socket and its cgroups, to confirm
 # that what an isolation promises is really on.
 PROBE = """
 import json, os, socket, sys
@@ -59,9 +61,17 @@ def can_write(path):
         return True
     except OSError:
         return False
+def unix_socket():
+    try:
+        socket.socket(socket.AF_UNIX).close()
+        return True
+    except OSError:
+        return False
+with open("/proc/self/cgroup") as groups:
+    cgroups = groups.read()
 print(json.dumps([os.getuid(), sys.version, [name for _, name in socket.if_nameindex()],
                   can_write(os.path.join(sys.argv[1], ".probe")), can_write(sys.argv[2]),
-                  can_write(sys.argv[3])]))
+                  can_write(sys.argv[3]), unix_socket(), cgroups]))
 """
 
 
@@ -85,6 +95,8 @@ class Isolation:
     read_only: bool = False                    # every file system read-only but the box's own
     accounts: bool = False                     # an unprivileged account per sandbox
     own_count: bool = False                    # the process limit counts its processes alone
+    sockets: bool = False                      # no unix socket can be made (seccomp)
+    memory: MemoryGroups | None = None         # a memory cgroup per box
     tools: dict[str, str] = field(default_factory=dict)
     sealing: Sealing = Sealing()
 
@@ -95,20 +107,30 @@ class Isolation:
                  if self.read_only else "files writable wherever the account may write",
                  "runs as an unprivileged account of its own" if self.accounts
                  else "runs as the grader's own account"]
+        parts += ["no unix sockets"] if self.sockets else []
+        parts += ["all of a box's memory counted against its limit (a cgroup)"] \
+            if self.memory else []
         return "; ".join(parts)
 
     def features(self) -> list[str]:
         """What it gives, one phrase each (the report lists those that were not available)."""
         found = {"no network": self.network, "PID and IPC namespaces": self.pids,
                  "read-only file systems": self.read_only,
-                 "an unprivileged account per submission": self.accounts}
+                 "an unprivileged account per submission": self.accounts,
+                 "no unix socket connections": self.sockets,
+                 "a memory limit that counts all of a box's memory (a cgroup)":
+                     self.memory is not None}
         return [name for name, on in found.items() if on]
 
     def command(self, python: str, limits: Limits, box: Path, run: list[str], slot: int = 0,
-                keep_fds: tuple[int, ...] = ()) -> list[str]:
-        """The command line that runs ``run`` (a program and its arguments) in ``box``."""
+                keep_fds: tuple[int, ...] = (), group: str | None = None
+                ) -> tuple[list[str], bytes]:
+        """The command line that runs ``run`` (a program and its arguments) in ``box``, and the
+        config to give it on its standard input (``launch``); ``group``: the box's memory
+        cgroup (``MemoryGroups.make``), when ``memory`` is on."""
         config = {"limits": limits.rlimits(self.own_count), "box": None,
-                  "drop": list(self.drop(slot)), "keep_fds": list(keep_fds)}
+                  "drop": list(self.drop(slot)), "keep_fds": list(keep_fds),
+                  "cgroup": group, "close_sockets": self.sockets}
         if self.read_only:
             config.update(box=os.path.realpath(box), mount=self.tools["mount"],
                           hide=list(self.sealing.hide),
@@ -116,7 +138,7 @@ class Isolation:
                           expose=self.exposed(box))
         prefix = [self.tools["unshare"], *self.namespaces, "--"] if self.namespaces else []
         source = Path(launch.__file__).read_text(encoding="utf-8")
-        return [*prefix, python, "-I", "-B", "-c", source, json.dumps(config), *run]
+        return [*prefix, python, "-I", "-B", "-c", source, *run], json.dumps(config).encode()
 
     def exposed(self, box: Path) -> list[list]:
         """The folders covered but for some names (``launch.expose``), shallowest first: the
@@ -194,8 +216,9 @@ def sealing_for(python: str, hide: list[Path], run_dir: Path) -> Sealing:
 USER_NAMESPACE = ("--user", "--map-root-user")
 
 
-def candidates(sealing: Sealing) -> list[Isolation]:
-    """The isolations to try, strongest first (the last one always works)."""
+def candidates(sealing: Sealing, memory: MemoryGroups | None = None) -> list[Isolation]:
+    """The isolations to try, strongest first (the last one always works); ``memory`` is given
+    to those whose first process is really root (only root moves a process into a cgroup)."""
     tools = {name: shutil.which(name) for name in ("unshare", "setpriv", "mount")}
     if not sys.platform.startswith("linux") or tools["unshare"] is None:
         return [Isolation()]
@@ -209,8 +232,10 @@ def candidates(sealing: Sealing) -> list[Isolation]:
     def spaces(user: tuple[str, ...]) -> tuple[str, ...]:
         return (*user, "--net", "--ipc", "--pid", "--fork", "--kill-child", "--mount-proc")
 
-    sealed = [Isolation((*spaces(user), "--mount"), True, True, True, False, counted, tools,
-                        sealing) for user in users] if all(tools.values()) else []
+    sockets = launch.unix_sockets_closable()
+    sealed = [Isolation((*spaces(user), "--mount"), True, True, True, False, counted, sockets,
+                        None if user else memory, tools, sealing)
+              for user in users] if all(tools.values()) else []
     if sealed and root:         # strongest: root's own namespaces and an account per box
         sealed.insert(0, replace(sealed[0], accounts=True, own_count=True))
     # sealed ones first, then namespaces without the read-only mounts, then the network alone
@@ -231,23 +256,25 @@ class Contradiction(str):
 
 
 def detect_isolation(run_dir: Path, sealing: Sealing = Sealing(), python: str = sys.executable,
-                     weaker: bool = False) -> tuple[Isolation, list[str]]:
+                     weaker: bool = False, memory: MemoryGroups | None = None
+                     ) -> tuple[Isolation, list[str]]:
     """The strongest isolation that really works here, and each protection it lacks that a
     stronger one would have given, with why that one did not work. A candidate this system
     refuses to make (no namespaces, no capability) gives way to the next; one it makes but
     that fails its self-test -- a broken promise, or a failure that goes away without
-    ``sealing``'s covered folders -- raises ``SelfTestFailed``, unless ``weaker``: then it too
+    ``sealing``'s covered and veiled folders -- raises ``SelfTestFailed``, unless ``weaker``: then it too
     gives way."""
     refused: list[tuple[Isolation, str]] = []
     chosen = Isolation()
-    for candidate in candidates(sealing):
+    for candidate in candidates(sealing, memory):
         problem = probe(candidate, run_dir, python)
         if problem is None:
             chosen = candidate
             break
         if not weaker and (isinstance(problem, Contradiction) or (
-                candidate.read_only and sealing != Sealing()
-                and probe(replace(candidate, sealing=Sealing()), run_dir, python) is None)):
+                candidate.read_only and sealing != Sealing(reach=sealing.reach)
+                and probe(replace(candidate, sealing=Sealing(reach=sealing.reach)), run_dir,
+                          python) is None)):
             raise SelfTestFailed(f"the sandbox failed its self-test ({problem})")
         refused.append((candidate, problem))
     missing: dict[str, str] = {}
@@ -261,18 +288,22 @@ def detect_isolation(run_dir: Path, sealing: Sealing = Sealing(), python: str = 
 def probe(candidate: Isolation, run_dir: Path, python: str) -> str | None:
     """``None`` when ``candidate`` works, else what went wrong (one line)."""
     box = new_box(run_dir, account(0) if candidate.accounts else None)
-    command = candidate.command(python, Limits(), box, [
-        python, "-c", PROBE, str(run_dir), str(box / "out" / ".probe"), CORE_PATTERN])
     try:
+        group = candidate.memory.make(box.name) if candidate.memory else None
+        command, config = candidate.command(python, Limits(), box, [
+            python, "-c", PROBE, str(run_dir), str(box / "out" / ".probe"), CORE_PATTERN],
+            group=group)
         done = subprocess.run(command, cwd=box / "repo", env=environment(box),
                               capture_output=True, text=True, timeout=PROBE_SECONDS,
-                              stdin=subprocess.DEVNULL)
+                              input=config.decode())
     except (OSError, subprocess.SubprocessError) as error:
         return f"{type(error).__name__}: {error}"
     finally:
         remove(box)
+        if candidate.memory:
+            candidate.memory.remove(os.path.join(candidate.memory.folder, box.name))
     try:
-        uid, version, interfaces, outside, inside, knob = json.loads(done.stdout)
+        uid, version, interfaces, outside, inside, knob, unix, cgroups = json.loads(done.stdout)
     except (ValueError, TypeError):
         lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
         return lines[-1]
@@ -283,6 +314,10 @@ def probe(candidate: Isolation, run_dir: Path, python: str) -> str | None:
         return Contradiction("the network namespace still has interfaces")
     if candidate.read_only and (outside or knob):
         return Contradiction("the probe could write outside its box or into /proc/sys")
+    if candidate.sockets and unix:
+        return Contradiction("the probe could make a unix socket")
+    if candidate.memory and f"/{box.name}\n" not in cgroups:
+        return Contradiction("the probe is not in its box's memory cgroup")
     if candidate.accounts and uid != account(0):
         return Contradiction(f"the probe ran as uid {uid}")
     if version != sys.version:

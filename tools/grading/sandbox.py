@@ -77,6 +77,7 @@ class Outcome:
     result: bytes | None               # what the check sent over its verdict pipe
     tables: dict[str, bytes] = field(default_factory=dict)   # file name in out/tables -> bytes
     box: str = ""          # where the box was (to read the paths the result names)
+    out_of_memory: bool = False     # the box's memory cgroup had a process killed
 
     @property
     def verdict(self) -> bytes | None:
@@ -107,6 +108,9 @@ def run_submission(submission: Submission, pristine: dict[str, bytes],
             return _check(box, settings, slot, uid)
         finally:
             remove(box)
+            memory = settings.isolation.memory
+            if memory:
+                memory.remove(os.path.join(memory.folder, box.name))
     finally:
         settings.slots.put(slot)
 
@@ -117,11 +121,15 @@ def _check(box: Path, settings: Settings, slot: int, uid: int | None) -> Outcome
         if uid is not None:      # the check reopens it by its path: it must be the account's
             os.fchown(writing, uid, uid)
         python = settings.python
-        command = settings.isolation.command(python, settings.limits, box, [
+        memory = settings.isolation.memory
+        group = memory.make(box.name) if memory else None
+        command, config = settings.isolation.command(python, settings.limits, box, [
             python, "-I", "-B", "-c", CHECKER, "check.py", "--all", "--json",
-            descriptor_path(writing), "--tables", str(box / TABLES)], slot, (writing,))
+            descriptor_path(writing), "--tables", str(box / TABLES)], slot, (writing,), group)
         verdict = Tail(os.fdopen(reading, "rb", closefd=False), MAX_RESULT_BYTES, whole=True)
-        outcome = run_program(command, box / "repo", environment(box), settings.limits, writing)
+        outcome = run_program(command, box / "repo", environment(box), settings.limits, writing,
+                              config)
+        outcome.out_of_memory = bool(memory and memory.out_of_memory(group))
         verdict.join()
         outcome.result = verdict.whole()
     finally:
@@ -137,15 +145,16 @@ def descriptor_path(descriptor: int) -> str:
 
 
 def run_program(command: list[str], cwd: Path, env: dict[str, str], limits: Limits,
-                keep: int | None = None) -> Outcome:
+                keep: int | None = None, config: bytes = b"") -> Outcome:
     """Start ``command`` in a session of its own (handing it descriptor ``keep`` and closing
-    the grader's copy), wait at most ``limits.seconds``, then kill its group."""
+    the grader's copy, and ``config`` on its standard input), wait at most
+    ``limits.seconds``, then kill its group."""
     start = time.monotonic()
     with _RUNNING_LOCK:
         try:
             if _STOPPED.is_set():        # a worker that was about to start when Ctrl-C came
                 raise RuntimeError("the grading was stopped")
-            child = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+            child = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      start_new_session=True, close_fds=True,
                                      pass_fds=() if keep is None else (keep,))
@@ -154,6 +163,8 @@ def run_program(command: list[str], cwd: Path, env: dict[str, str], limits: Limi
                 os.close(keep)
         _RUNNING.add(child.pid)
     tails = [Tail(child.stdout, limits.output), Tail(child.stderr, limits.output)]
+    feed = threading.Thread(target=_feed, args=(child.stdin, config), daemon=True)
+    feed.start()
     timed_out = False
     try:
         child.wait(timeout=limits.seconds)
@@ -164,10 +175,21 @@ def run_program(command: list[str], cwd: Path, env: dict[str, str], limits: Limi
         child.wait()
         with _RUNNING_LOCK:
             _RUNNING.discard(child.pid)
+    feed.join()
     for tail in tails:
         tail.join()
     return Outcome(child.returncode, timed_out, time.monotonic() - start,
                    tails[0].text(), tails[1].text(), None)
+
+
+def _feed(stream, data: bytes) -> None:
+    """Write ``data`` to a child's standard input and close it (a child that never reads it,
+    or is gone, takes nothing)."""
+    try:
+        with stream:
+            stream.write(data)
+    except OSError:
+        pass
 
 
 def stop_all() -> None:

@@ -13,7 +13,12 @@ away every capability and, when the grader runs as root, gives each sandbox an u
 account of its own (``ACCOUNT_BASE`` + its slot: no two sandboxes running at once share one, so
 each gets its own process limit). Closed folders on the way to the grader's Python (a Python
 under ``/root``, say) are opened for that account by ``launch.expose``, which shows only the
-names on the way.
+names on the way. Where the grader could make memory cgroups (``cgroups.py``), the root
+candidates put each box in one; on x86-64 and ARM64 the sealed ones refuse unix sockets.
+
+A candidate the system refuses to make gives way to the next; one it makes but that fails its
+probe raises ``SelfTestFailed`` (see ``detect_isolation``): a weaker sandbox is never chosen
+silently for a failure that is this run's.
 """
 
 from __future__ import annotations
@@ -21,8 +26,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import site
-import stat
 import subprocess
 import sys
 from dataclasses import dataclass, field, replace
@@ -32,6 +35,8 @@ from tools.grading import launch
 from tools.grading.box import box_folders, new_box, remove
 from tools.grading.cgroups import MemoryGroups
 from tools.grading.limits import Limits, environment
+# sealing_for: the grader and its tests find a run's sealing here, beside the isolation.
+from tools.grading.sealing import Sealing, closed_folders, sealing_for  # noqa: F401
 
 # Accounts no one has: the sandboxes' (root only). Slot n runs as ACCOUNT_BASE + n.
 ACCOUNT_BASE = 1_900_000_000
@@ -73,17 +78,6 @@ print(json.dumps([os.getuid(), sys.version, [name for _, name in socket.if_namei
                   can_write(os.path.join(sys.argv[1], ".probe")), can_write(sys.argv[2]),
                   can_write(sys.argv[3]), unix_socket(), cgroups]))
 """
-
-
-@dataclass(frozen=True)
-class Sealing:
-    """What the sandboxes of one run cover and must reach (found by ``sealing_for``)."""
-    hide: tuple[str, ...] = ()                          # folders covered by an empty one
-    reach: tuple[str, ...] = ()                         # paths the account must reach
-    # Folders to cover that hold something the sandbox needs (this repository holds the
-    # grader's Python environment, say): covered all the same, showing only the names on the
-    # way to it: ((folder, (name, ...)), ...).
-    veil: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -166,51 +160,6 @@ class Isolation:
 
 def account(slot: int) -> int:
     return ACCOUNT_BASE + slot
-
-
-def closed_folders(paths: list[str]) -> list[list]:
-    """Each folder on the way to ``paths`` that others may not enter, with the names inside it
-    that lead on, shallowest first: ``[[folder, [name, ...]], ...]``."""
-    closed: dict[str, set[str]] = {}
-    for path in paths:
-        for form in {os.path.abspath(path), os.path.realpath(path)}:
-            parts = Path(form).parts
-            for depth in range(1, len(parts)):
-                folder = os.path.join(*parts[:depth])
-                try:
-                    mode = os.stat(folder).st_mode
-                except OSError:
-                    break
-                if not mode & stat.S_IXOTH:
-                    closed.setdefault(folder, set()).add(parts[depth])
-    return [[folder, sorted(names)] for folder, names in
-            sorted(closed.items(), key=lambda item: (len(Path(item[0]).parts), item[0]))]
-
-
-def sealing_for(python: str, hide: list[Path], run_dir: Path) -> Sealing:
-    """The folders of ``hide`` that exist, covered: wholly when they hold nothing a sandbox
-    needs, else veiled (only the names on the way to what it needs are left); and the paths
-    the account must reach: this Python's own (never the grader's ``sys.path``: this
-    repository's folder is on it, and the solved code with it)."""
-    reach = {python, os.path.realpath(python), sys.prefix, sys.base_prefix, sys.exec_prefix,
-             *site.getsitepackages()}
-    needed = [form for path in [*reach, str(run_dir)]
-              for form in {os.path.abspath(path), os.path.realpath(path)}]
-    folders = sorted({os.path.realpath(path) for path in hide if os.path.isdir(path)} - {"/"})
-    covered, veil = [], []
-    for folder in folders:
-        if any(other != folder and folder.startswith(other.rstrip("/") + "/")
-               for other in covered):
-            continue                    # already out of sight under a covered folder
-        inside = sorted({Path(os.path.relpath(path, folder)).parts[0] for path in needed
-                         if os.path.commonpath([folder, path]) == folder and path != folder})
-        if any(os.path.commonpath([path, folder]) == path for path in needed):
-            continue                    # the folder is itself on the way to what is needed
-        if inside:
-            veil.append((folder, tuple(inside)))
-        else:
-            covered.append(folder)
-    return Sealing(tuple(covered), tuple(sorted(reach)), tuple(veil))
 
 
 USER_NAMESPACE = ("--user", "--map-root-user")

@@ -18,7 +18,8 @@ end stays in the grader. Nothing in the box is ever read as a verdict, and the v
 only when the check ended by itself with its own exit status (0 or 1): a check that was killed,
 or that a submission stopped, has none (``Outcome.verdict``).
 
-The child runs in a session of its own with limits on memory (address space), CPU time, the
+The child runs in a session of its own with limits on memory (address space; and, where the
+isolation has memory cgroups, all of the box's memory together: ``cgroups.py``), CPU time, the
 size of any file it writes, open files and processes; it is killed, with its whole process
 group (and, in a PID namespace, everything it started), when the wall-clock limit passes. Its
 environment holds only what the check needs, with ``HOME`` in its box.
@@ -116,13 +117,13 @@ def run_submission(submission: Submission, pristine: dict[str, bytes],
 
 
 def _check(box: Path, settings: Settings, slot: int, uid: int | None) -> Outcome:
+    memory = settings.isolation.memory
+    group = memory.make(box.name) if memory else None      # removed with the box
     reading, writing = os.pipe()
     try:
         if uid is not None:      # the check reopens it by its path: it must be the account's
             os.fchown(writing, uid, uid)
         python = settings.python
-        memory = settings.isolation.memory
-        group = memory.make(box.name) if memory else None
         command, config = settings.isolation.command(python, settings.limits, box, [
             python, "-I", "-B", "-c", CHECKER, "check.py", "--all", "--json",
             descriptor_path(writing), "--tables", str(box / TABLES)], slot, (writing,), group)

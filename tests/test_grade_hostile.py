@@ -538,7 +538,7 @@ def test_without_sealed_file_systems_every_verdict_is_marked_unprotected(tmp_pat
     from tools.grading.isolation import Isolation
 
     monkeypatch.setattr(grade, "stop_on_signals", lambda: None)
-    monkeypatch.setattr(grade, "detect_isolation", lambda *_: (Isolation(), []))
+    monkeypatch.setattr(grade, "detect_isolation", lambda *_, **__: (Isolation(), []))
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     (tmp_path / "hand-ins" / "stubs").mkdir(parents=True)
     status = grade.main([str(tmp_path / "hand-ins" / "stubs"), "--out", str(tmp_path / "report"),

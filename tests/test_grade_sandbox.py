@@ -437,3 +437,30 @@ def test_the_mount_table_is_read_with_odd_bytes_in_its_paths(tmp_path):
                           capture_output=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0, done.stderr[-1000:]
     assert odd in done.stdout.split(b"\n"), done.stdout[-500:]
+
+
+def test_a_mount_under_a_covered_folder_leaves_the_sandbox_sealed(tmp_path):
+    """A file system mounted inside a covered folder (a teacher's report folder on a disk of
+    its own inside the class's folder, say) is out of every path's reach once covered; the
+    sealed sandbox still passes its probe (it once failed it, and the grader fell back)."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None or subprocess.run(
+            ["unshare", "--mount", "true"], capture_output=True).returncode != 0:
+        pytest.skip("needs root and a mount namespace to make a mount point")
+    (tmp_path / "class" / "report").mkdir(parents=True)
+    (tmp_path / "run").mkdir()
+    script = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from tools.grading import isolation
+        run = Path({str(tmp_path / "run")!r})
+        sealing = isolation.sealing_for(sys.executable, [Path({str(tmp_path / "class")!r})], run)
+        sealed = [one for one in isolation.candidates(sealing) if one.read_only][0]
+        print(isolation.probe(sealed, run, sys.executable))
+    """)
+    done = subprocess.run(["unshare", "--mount", "sh", "-c",
+                           f"mount --make-rprivate / && mount -t tmpfs -o size=64k none "
+                           f"'{tmp_path / 'class' / 'report'}' && exec '{sys.executable}' -c "
+                           f"\"$0\"", script], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-1000:]
+    assert done.stdout.strip().splitlines()[-1] == "None", done.stdout[-500:]

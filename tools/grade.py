@@ -102,7 +102,8 @@ def parse_args(argv: list[str] | None):
     parser.add_argument("--timeout", default=DEFAULT_SECONDS, type=cli.seconds, metavar="S",
                         help=f"wall-clock seconds per submission (default {DEFAULT_SECONDS:g})")
     parser.add_argument("--memory", default=DEFAULT_MEMORY_MB, type=cli.count, metavar="MB",
-                        help=f"memory per process, in MiB (default {DEFAULT_MEMORY_MB})")
+                        help="memory per process, and for a whole hand-in where a cgroup "
+                             f"can be made, in MiB (default {DEFAULT_MEMORY_MB})")
     parser.add_argument("--jobs", default=min(CORES or 1, MAX_JOBS), type=cli.count,
                         metavar="N", help="submissions graded at the same time (default: the "
                                           f"cores, here {min(CORES or 1, MAX_JOBS)})")
@@ -186,11 +187,14 @@ def pristine_files(exercise: str | None) -> dict[str, bytes]:
         return read_tree(Path(scratch))
 
 
-def describe_limits(limits: Limits, own_count: bool) -> str:
+def describe_limits(limits: Limits, own_count: bool, whole_box: bool) -> str:
     processes = (f"{limits.processes} processes and threads of its own" if own_count
                  else "processes not limited (they are not counted apart here)")
-    return (f"{limits.seconds:g} s wall clock per submission; {limits.memory // 2**20:,} MiB of "
-            f"memory and {limits.seconds + 5:g} s of CPU per process; files up to "
+    mebibytes = f"{limits.memory // 2**20:,} MiB"
+    memory = (f"{mebibytes} of memory per submission, all its processes together; {mebibytes} of "
+              "address space" if whole_box else f"{mebibytes} of memory")
+    return (f"{limits.seconds:g} s wall clock per submission; {memory} and "
+            f"{limits.seconds + 5:g} s of CPU per process; files up to "
             f"{limits.file_size // 2**20} MiB; {processes}; the first and last "
             f"{limits.output:,} bytes of its output kept")
 
@@ -263,9 +267,9 @@ def grade_class(args, out: Path, pristine: dict[str, bytes],
                 submission.flags.append(UNPROTECTED)
         settings = Settings(run_dir, limits, isolation, jobs=args.jobs,
                             editable=editable_files(pristine))
+        limited = describe_limits(limits, isolation.own_count, isolation.memory is not None)
         context = Context("Exercise grades", datetime.now().strftime("%Y-%m-%d %H:%M"),
-                          isolation.describe(), describe_limits(limits, isolation.own_count),
-                          tuple(unavailable))
+                          isolation.describe(), limited, tuple(unavailable))
         report = Report(out, [submission.name for submission in submissions], context)
         shipped = shipped_tables(pristine, run_dir)
         try:

@@ -128,6 +128,8 @@ def make_read_only(mount: str, writable: list) -> None:
             continue
         if point.startswith("/proc/") and not point.startswith(KERNEL_KNOBS):
             continue
+        if not os.path.lexists(point):     # under a covered folder now: out of every path's reach
+            continue
         _mount(mount, "-o", "remount,bind,ro", point)
     # The working folder was entered before the binds: enter it again, through the new mounts.
     os.chdir(os.getcwd())

@@ -316,9 +316,10 @@ def test_memory_outside_the_address_space_counts_against_the_box(sandbox):
 
 def test_a_unix_socket_open_to_all_refuses_the_box(sandbox, tmp_path):
     """A socket file of mode 0777 outside every covered folder (a service's, say): the box can
-    neither connect to it nor make a unix socket at all; a socket pair, which reaches nothing,
-    still works."""
-    needs(sandbox, "no unix socket connections")
+    neither connect to it nor make a unix socket at all, nor a vsock (the virtual machine's
+    host); an IP socket (in a network namespace with no way out) and a socket pair, which
+    reach nothing, can still be made."""
+    needs(sandbox, "no unix or vsock sockets")
     folder = Path(tempfile.mkdtemp(prefix="service-"))
     os.chmod(folder, 0o755)
     path = folder / "service.sock"
@@ -329,20 +330,23 @@ def test_a_unix_socket_open_to_all_refuses_the_box(sandbox, tmp_path):
         os.chmod(path, 0o777)
         answer = sandbox(f"""
             import json, socket
-            try:
-                client = socket.socket(socket.AF_UNIX)
-                client.connect({str(path)!r})
-                found = "connected"
-            except OSError as error:
-                found = error.strerror
+            found = []
+            for family in (socket.AF_UNIX, 40):            # 40: AF_VSOCK
+                try:
+                    client = socket.socket(family)
+                    client.connect({str(path)!r} if family == socket.AF_UNIX else (2, 1024))
+                    found.append("connected")
+                except OSError as error:
+                    found.append(error.strerror)
             pair = socket.socketpair()
             pair[0].send(b"x")
-            print(json.dumps([found, pair[1].recv(1).decode()]))
+            socket.socket(socket.AF_INET).close()             # the namespace's own IP
+            print(json.dumps([*found, pair[1].recv(1).decode()]))
         """)
     finally:
         server.close()
         shutil.rmtree(folder)
-    assert answer[0] != "connected" and answer[1] == "x", answer
+    assert answer == ["Permission denied", "Permission denied", "x"], answer
 
 
 def test_no_process_of_the_box_shows_the_hidden_folders(sandbox):

@@ -14,7 +14,8 @@ account of its own (``ACCOUNT_BASE`` + its slot: no two sandboxes running at onc
 each gets its own process limit). Closed folders on the way to the grader's Python (a Python
 under ``/root``, say) are opened for that account by ``launch.expose``, which shows only the
 names on the way. Where the grader could make memory cgroups (``cgroups.py``), the root
-candidates put each box in one; on x86-64 and ARM64 the sealed ones refuse unix sockets.
+candidates put each box in one; on x86-64 and ARM64 the sealed ones refuse every socket but
+IP and netlink (no unix socket, no vsock).
 
 A candidate the system refuses to make gives way to the next; one it makes but that fails its
 probe raises ``SelfTestFailed`` (see ``detect_isolation``): a weaker sandbox is never chosen
@@ -54,7 +55,7 @@ sys.argv = sys.argv[1:]
 runpy.run_path(sys.argv[0], run_name="__main__")
 """
 # The probe reports its account, Python, network interfaces, what it can write, whether it can
-# make a unix socket and its cgroups, to confirm
+# make a unix or vsock socket and its cgroups, to confirm
 # that what an isolation promises is really on.
 PROBE = """
 import json, os, socket, sys
@@ -66,17 +67,20 @@ def can_write(path):
         return True
     except OSError:
         return False
-def unix_socket():
-    try:
-        socket.socket(socket.AF_UNIX).close()
-        return True
-    except OSError:
-        return False
+def host_socket():          # whether a family the filter refuses got past it
+    for family in (socket.AF_UNIX, 40):        # 40: AF_VSOCK
+        try:
+            socket.socket(family).close()
+            return True
+        except OSError as error:
+            if error.errno != 13:      # EACCES is the filter's answer, before any family's own
+                return True
+    return False
 with open("/proc/self/cgroup") as groups:
     cgroups = groups.read()
 print(json.dumps([os.getuid(), sys.version, [name for _, name in socket.if_nameindex()],
                   can_write(os.path.join(sys.argv[1], ".probe")), can_write(sys.argv[2]),
-                  can_write(sys.argv[3]), unix_socket(), cgroups]))
+                  can_write(sys.argv[3]), host_socket(), cgroups]))
 """
 
 
@@ -89,7 +93,7 @@ class Isolation:
     read_only: bool = False                    # every file system read-only but the box's own
     accounts: bool = False                     # an unprivileged account per sandbox
     own_count: bool = False                    # the process limit counts its processes alone
-    sockets: bool = False                      # no unix socket can be made (seccomp)
+    sockets: bool = False                      # only IP and netlink sockets (seccomp)
     memory: MemoryGroups | None = None         # a memory cgroup per box
     tools: dict[str, str] = field(default_factory=dict)
     sealing: Sealing = Sealing()
@@ -101,7 +105,7 @@ class Isolation:
                  if self.read_only else "files writable wherever the account may write",
                  "runs as an unprivileged account of its own" if self.accounts
                  else "runs as the grader's own account"]
-        parts += ["no unix sockets"] if self.sockets else []
+        parts += ["no unix or vsock sockets"] if self.sockets else []
         parts += ["all of a box's memory counted against its limit (a cgroup)"] \
             if self.memory else []
         return "; ".join(parts)
@@ -111,7 +115,7 @@ class Isolation:
         found = {"no network": self.network, "PID and IPC namespaces": self.pids,
                  "read-only file systems": self.read_only,
                  "an unprivileged account per submission": self.accounts,
-                 "no unix socket connections": self.sockets,
+                 "no unix or vsock sockets": self.sockets,
                  "a memory limit that counts all of a box's memory (a cgroup)":
                      self.memory is not None}
         return [name for name, on in found.items() if on]
@@ -181,7 +185,7 @@ def candidates(sealing: Sealing, memory: MemoryGroups | None = None) -> list[Iso
     def spaces(user: tuple[str, ...]) -> tuple[str, ...]:
         return (*user, "--net", "--ipc", "--pid", "--fork", "--kill-child", "--mount-proc")
 
-    sockets = launch.unix_sockets_closable()
+    sockets = launch.sockets_closable()
     sealed = [Isolation((*spaces(user), "--mount"), True, True, True, False, counted, sockets,
                         None if user else memory, tools, sealing)
               for user in users] if all(tools.values()) else []
@@ -264,7 +268,7 @@ def probe(candidate: Isolation, run_dir: Path, python: str) -> str | None:
     if candidate.read_only and (outside or knob):
         return Contradiction("the probe could write outside its box or into /proc/sys")
     if candidate.sockets and unix:
-        return Contradiction("the probe could make a unix socket")
+        return Contradiction("the probe could make a unix or vsock socket")
     if candidate.memory and f"/{box.name}\n" not in cgroups:
         return Contradiction("the probe is not in its box's memory cgroup")
     if candidate.accounts and uid != account(0):

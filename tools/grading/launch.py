@@ -24,11 +24,11 @@ so that an unprivileged account can run it while the rest stays out of sight; ea
 read-only file system; every mount becomes read-only except the ``writable`` folders, and
 ``/proc/sys`` and ``/proc/sysrq-trigger`` are made read-only as well (the kernel would run a
 program named in ``/proc/sys/kernel/core_pattern`` as full root outside every namespace). Then
-with ``close_sockets`` a seccomp filter refuses ``socket(AF_UNIX)`` from here on
-(``close_unix_sockets``); the resource limits are lowered, new files are made private (umask
-077), and the program runs (its standard input ``/dev/null``) behind ``drop`` (which takes
-away every capability and changes the account), as a child of this process that inherits only
-``keep_fds``, whose exit status becomes this program's: the child's
+with ``close_sockets`` a seccomp filter refuses every socket but IP and netlink from here on
+(``close_sockets``: no unix socket, no vsock); the resource limits are lowered, new files are
+made private (umask 077), and the program runs (its standard input ``/dev/null``) behind
+``drop`` (which takes away every capability and changes the account), as a child of this
+process that inherits only ``keep_fds``, whose exit status becomes this program's: the child's
 own, or 128 + N when signal N killed it. A separate process, not an ``exec``, so that in a PID
 namespace the program does not run as the namespace's first process (which ignores the signals
 a resource limit sends); when this program ends, the kernel kills every process left in the
@@ -144,30 +144,36 @@ def seal(config: dict) -> None:
     make_read_only(mount, config.get("writable", []))
 
 
-# The seccomp filter that closes pathname sockets: a socket file left open to all (mode 0777)
-# accepts a connection through any read-only mount, and a network namespace does not cover it.
-# socket(AF_UNIX, ...) is refused (socketpair, which reaches nothing, is not), and so are
-# io_uring (which can open sockets where no filter sees it) and the other ABIs of the machine.
+# The seccomp filter that closes the sockets no namespace covers: a unix socket file left open to
+# all (mode 0777) accepts a connection through any read-only mount, and a vsock reaches the
+# virtual machine's host. socket(2) is refused for every family but IP (loopback alone in the
+# box's network namespace) and netlink (which asks that namespace for its interfaces);
+# socketpair, which reaches nothing, is not filtered. Refused too: io_uring (which can open
+# sockets where no filter sees it) and the machine's other system call ABIs.
 _SECCOMP_ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}   # arch, socket(2)
-_IO_URING_SETUP, _X32_BIT, _AF_UNIX = 425, 0x40000000, 1
+_IO_URING_SETUP, _X32_BIT = 425, 0x40000000
+_AF_INET, _AF_INET6, _AF_NETLINK = 2, 10, 16
 _ALLOW, _ERRNO = 0x7FFF0000, 0x00050000
 _EPERM, _EACCES = 1, 13
 
 
-def unix_sockets_closable() -> bool:
-    """Whether ``close_unix_sockets`` knows this machine's system calls."""
+def sockets_closable() -> bool:
+    """Whether ``close_sockets`` knows this machine's system calls."""
     return sys.platform.startswith("linux") and os.uname().machine in _SECCOMP_ARCH
 
 
-def close_unix_sockets() -> None:
-    """Refuse socket(AF_UNIX) to this process and everything it starts (a seccomp filter)."""
+def close_sockets() -> None:
+    """Refuse every socket family but IP and netlink to this process and everything it starts
+    (a seccomp filter; see above)."""
     arch, socket_call = _SECCOMP_ARCH[os.uname().machine]
     load, equal, above = 0x20, 0x15, 0x35          # BPF_LD|W|ABS, BPF_JMP|JEQ|K, JMP|JGE|K
-    program = [(load, 0, 0, 4), (equal, 1, 0, arch), (6, 0, 0, _ERRNO | _EPERM),
-               (load, 0, 0, 0), (above, 0, 1, _X32_BIT), (6, 0, 0, _ERRNO | _EPERM),
-               (equal, 0, 1, _IO_URING_SETUP), (6, 0, 0, _ERRNO | _EPERM),
-               (equal, 0, 3, socket_call), (load, 0, 0, 16), (equal, 0, 1, _AF_UNIX),
-               (6, 0, 0, _ERRNO | _EACCES), (6, 0, 0, _ALLOW)]
+    refuse, allow = (6, 0, 0, _ERRNO | _EPERM), (6, 0, 0, _ALLOW)
+    program = [(load, 0, 0, 4), (equal, 1, 0, arch), refuse,             # another ABI
+               (load, 0, 0, 0), (above, 0, 1, _X32_BIT), refuse,         # x32
+               (equal, 0, 1, _IO_URING_SETUP), refuse,
+               (equal, 0, 5, socket_call), (load, 0, 0, 16),             # socket(family, ...)
+               (equal, 3, 0, _AF_INET), (equal, 2, 0, _AF_INET6), (equal, 1, 0, _AF_NETLINK),
+               (6, 0, 0, _ERRNO | _EACCES), allow]
 
     class Instruction(ctypes.Structure):
         _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte),
@@ -182,7 +188,7 @@ def close_unix_sockets() -> None:
     # PR_SET_NO_NEW_PRIVS, then PR_SET_SECCOMP with SECCOMP_MODE_FILTER
     if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) != 0:
         number = ctypes.get_errno()
-        raise OSError(number, f"cannot close unix sockets: {os.strerror(number)}")
+        raise OSError(number, f"cannot filter sockets: {os.strerror(number)}")
 
 
 def apply_limits(limits: dict) -> list:
@@ -205,7 +211,7 @@ def main(command: list) -> int:
         if config.get("box"):
             seal(config)
         if config.get("close_sockets"):
-            close_unix_sockets()
+            close_sockets()
     except (OSError, subprocess.CalledProcessError) as error:
         print(f"launch: cannot seal the sandbox: {error}", file=sys.stderr)
         return SEAL_FAILED

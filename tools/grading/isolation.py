@@ -214,9 +214,9 @@ def detect_isolation(run_dir: Path, sealing: Sealing = Sealing(), python: str = 
     """The strongest isolation that really works here, and each protection it lacks that a
     stronger one would have given, with why that one did not work. A candidate this system
     refuses to make (no namespaces, no capability) gives way to the next; one it makes but
-    that fails its self-test -- a broken promise, or a failure that goes away without
-    ``sealing``'s covered and veiled folders -- raises ``SelfTestFailed``, unless ``weaker``: then it too
-    gives way."""
+    that fails its self-test -- a broken promise, or a failure that goes away without this
+    run's covered and veiled folders and its memory cgroup (``_bare``) -- raises
+    ``SelfTestFailed``, unless ``weaker``: then it too gives way."""
     refused: list[tuple[Isolation, str]] = []
     chosen = Isolation()
     for candidate in candidates(sealing, memory):
@@ -224,10 +224,9 @@ def detect_isolation(run_dir: Path, sealing: Sealing = Sealing(), python: str = 
         if problem is None:
             chosen = candidate
             break
+        bare = _bare(candidate)
         if not weaker and (isinstance(problem, Contradiction) or (
-                candidate.read_only and sealing != Sealing(reach=sealing.reach)
-                and probe(replace(candidate, sealing=Sealing(reach=sealing.reach)), run_dir,
-                          python) is None)):
+                bare != candidate and probe(bare, run_dir, python) is None)):
             raise SelfTestFailed(f"the sandbox failed its self-test ({problem})")
         refused.append((candidate, problem))
     missing: dict[str, str] = {}
@@ -236,6 +235,14 @@ def detect_isolation(run_dir: Path, sealing: Sealing = Sealing(), python: str = 
             if feature not in chosen.features():
                 missing.setdefault(feature, problem)
     return chosen, [f"{feature} ({problem})" for feature, problem in missing.items()]
+
+
+def _bare(candidate: Isolation) -> Isolation:
+    """``candidate`` without what one run adds to it: the folders it covers and veils, its
+    memory cgroup."""
+    reach = Sealing(reach=candidate.sealing.reach)
+    return replace(candidate, sealing=reach if candidate.read_only else candidate.sealing,
+                   memory=None)
 
 
 def probe(candidate: Isolation, run_dir: Path, python: str) -> str | None:

@@ -468,3 +468,22 @@ def test_a_mount_under_a_covered_folder_leaves_the_sandbox_sealed(tmp_path):
                           timeout=120)
     assert done.returncode == 0, done.stderr[-1000:]
     assert done.stdout.strip().splitlines()[-1] == "None", done.stdout[-500:]
+
+
+@pytest.mark.parametrize("version, name, text, killed", [
+    (2, "memory.events", "low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\n", True),
+    (2, "memory.events", "low 0\nhigh 0\nmax 12\noom 0\noom_kill 0\n", False),
+    (1, "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n", True),
+    (1, "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\n", False),
+])
+def test_a_kill_for_the_box_memory_reads_killed_memory(tmp_path, version, name, text, killed):
+    """The kernel's count of the kills in a box's cgroup (v2 and v1 files), and the row's
+    status for a check it killed with SIGKILL, which says nothing of memory itself."""
+    from tools.grading.cgroups import MemoryGroups
+    from tools.grading.results import failure_status
+    from tools.grading.sandbox import Outcome
+
+    (tmp_path / name).write_text(text)
+    assert MemoryGroups(str(tmp_path.parent), version, 1).out_of_memory(str(tmp_path)) is killed
+    status, _ = failure_status(Outcome(128 + 9, False, 1.0, "", "", None, out_of_memory=killed))
+    assert status == ("killed (memory)" if killed else "killed (SIGKILL)")

@@ -10,6 +10,8 @@ import os
 import random
 import re
 import signal
+import socket
+import stat
 import subprocess
 import sys
 import time
@@ -537,7 +539,7 @@ def test_without_sealed_file_systems_every_verdict_is_marked_unprotected(tmp_pat
     from tools.grading.isolation import Isolation
 
     monkeypatch.setattr(grade, "stop_on_signals", lambda: None)
-    monkeypatch.setattr(grade, "detect_isolation", lambda *_: (Isolation(), []))
+    monkeypatch.setattr(grade, "detect_isolation", lambda *_, **__: (Isolation(), []))
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     (tmp_path / "hand-ins" / "stubs").mkdir(parents=True)
     status = grade.main([str(tmp_path / "hand-ins" / "stubs"), "--out", str(tmp_path / "report"),
@@ -583,3 +585,179 @@ def test_a_table_rewritten_after_the_check_judged_it_is_flagged(tmp_path):
     assert row["piece 3"] == "flagged" and row["points 3"] == "0", row
     assert "the X table is not the one the check judged" in row["flags"], row
     assert row["X vs random wins"] == "", row
+
+
+# --- the third round: odd hand-ins, Windows zips, weights, a failed self-test ---------------------
+
+@pytest.mark.parametrize("weights, says", [
+    ("99999999999999999999,0,0,0,0", "at most 1,000"),
+    ("-1,0,0,0,0", "cannot be negative"),
+    ("30,-30,40,10,10", "cannot be negative"),
+    ("0,0,0,0,0", "every piece would earn 0 points"),
+    ("30,30,40,10", "expected 5 whole numbers"),
+    ("30,30,4e1,10,10", "expected 5 whole numbers"),
+])
+@pytest.mark.parametrize("written", ["apart", "joined"])
+def test_weights_out_of_bounds_are_one_line_and_status_2(tmp_path, weights, says, written):
+    """``--weights -1,...`` is a value, not an unknown option, written apart or with ``=``."""
+    (tmp_path / "s").mkdir()
+    option = ["--weights", weights] if written == "apart" else [f"--weights={weights}"]
+    done = subprocess.run([sys.executable, str(GRADE), "s", *option], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and says in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_weights_in_bounds_are_taken():
+    from tools import grade
+
+    assert grade.parse_args(["s", "--weights", "0,0,0,0,1000"]).weights == {
+        1: 0, 2: 0, 3: 0, 4: 0, 5: 1000}
+
+
+def special_files(folder: Path) -> dict[str, tuple[Path, str]]:
+    """Hand-ins that are no folder and no file, or lie where no hand-in lies: each with what
+    its row must say."""
+    os.mkfifo(folder / "fifo")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(folder / "socket"))
+    listener.close()
+    made = {"null": (Path("/dev/null"), "a character device"), "fifo": (folder / "fifo", "a FIFO"),
+            "socket": (folder / "socket", "a socket"),
+            "self": (Path("/proc/self"), "lies in the system folder /proc"),
+            "shm": (Path("/dev/shm"), "lies in the system folder /dev"),
+            "tmp": (Path(tempfile_root()), "lies right under /")}
+    blocks = [Path("/dev") / name for name in sorted(os.listdir("/dev"))
+              if stat.S_ISBLK(os.stat(Path("/dev") / name).st_mode)]
+    if blocks:
+        made[blocks[0].name] = (blocks[0], "a block device")
+    (folder / "to-dev").symlink_to("/dev/zero")
+    made["to-dev"] = (folder / "to-dev", "a character device")
+    return made
+
+
+def tempfile_root() -> str:
+    """A folder right under / that exists on every Linux and macOS."""
+    return "/tmp" if os.path.isdir("/tmp") else "/usr"
+
+
+def test_special_files_are_refused_and_never_covered(tmp_path):
+    """A device, FIFO or socket, or anything under /proc, /sys, /dev or right under /, is
+    refused in its own row, and none of its folders is covered in any box (covering /dev
+    broke every box's sandbox)."""
+    for name, (path, says) in special_files(tmp_path).items():
+        read = submissions.read_submission(path, EDITABLE, {})
+        assert says in read.refused, (name, read.refused)
+        assert read.folders == () and read.files == {}, name
+        assert "\n" not in read.refused
+
+
+def test_windows_zips_read_like_linux_ones(tmp_path):
+    """PowerShell's Compress-Archive writes ``\\`` between folders: a folder-wrapped zip and a
+    flat one (``nim\\nim.py``) give exactly the files the same hand-in zipped on Linux gives;
+    ``.\\`` parts and doubled separators too. Two spellings of one name are two members."""
+    assert "nim/nim.py" in EDITABLE
+    files = {name: f"# {name}, the student's\n" for name in EDITABLE}
+    editable = EDITABLE
+    linux = tmp_path / "linux.zip"
+    write_zip(linux, files, inside="alice/").close()
+    expected = submissions.read_submission(linux, editable, {})
+    assert sorted(expected.files) == sorted(editable) and not expected.refused
+    for name, spelled in (("wrapped", lambda path: "alice\\" + path.replace("/", "\\")),
+                          ("flat", lambda path: path.replace("/", "\\")),
+                          ("dotted", lambda path: ".\\alice\\\\" + path.replace("/", "\\"))):
+        path = tmp_path / f"{name}.zip"
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr(zipfile.ZipInfo(spelled("nim/")), "")     # a folder entry
+            for member, text in files.items():
+                archive.writestr(spelled(member), text)
+        read = submissions.read_submission(path, editable, {})
+        assert read.files == expected.files and not read.refused, (name, read.notes)
+        assert read.notes == expected.notes, name
+    twice = tmp_path / "twice.zip"
+    with zipfile.ZipFile(twice, "w") as archive:
+        archive.writestr("nim/nim.py", "one\n")
+        archive.writestr("nim\\nim.py", "two\n")
+    assert submissions.read_submission(twice, editable, {}).refused.startswith(
+        "the archive holds two members named nim/nim.py")
+    escaping = tmp_path / "escaping.zip"
+    with zipfile.ZipFile(escaping, "w") as archive:
+        archive.writestr("..\\AI_Agent.py", "x\n")
+        archive.writestr("\\MC_Trainer.py", "y\n")
+        archive.writestr("C:\\Episode.py", "z\n")
+    read = submissions.read_submission(escaping, editable, {})
+    assert read.files == {} and "leaves the folder" in read.notes[0], read.notes
+    assert read.notes[0].count("an absolute path") == 2, read.notes
+
+
+def test_a_failed_self_test_stops_with_one_line(tmp_path, monkeypatch, capsys):
+    """What failed, and how to grade anyway; nothing graded, no report rows, status 2."""
+    from tools import grade
+    from tools.grading.isolation import SelfTestFailed
+
+    def failing(*_args, **_kwargs):
+        raise SelfTestFailed("the sandbox failed its self-test (the probe ran as uid 0)")
+
+    monkeypatch.setattr(grade, "stop_on_signals", lambda: None)
+    monkeypatch.setattr(grade, "detect_isolation", failing)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    (tmp_path / "hand-ins" / "stubs").mkdir(parents=True)
+    with pytest.raises(SystemExit) as stopped:
+        grade.main([str(tmp_path / "hand-ins" / "stubs"), "--out", str(tmp_path / "report")])
+    assert stopped.value.code == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "the probe ran as uid 0" in line and "--weaker-isolation" in line, line
+    assert not (tmp_path / "report" / CSV_NAME).exists()
+    assert not list(tmp_path.glob("grade-run-*")), "the run folder outlived the stop"
+
+
+@pytest.mark.slow
+def test_a_device_among_the_hand_ins_weakens_no_sandbox(tmp_path):
+    """``grade.py hand-ins/stubs /dev/null``: the device's row is refused and the others are
+    graded in the sandbox they would have had without it."""
+    from tools.grading.isolation import detect_isolation, sealing_for
+
+    (tmp_path / "hand-ins" / "stubs").mkdir(parents=True)
+    alone, _ = detect_isolation(tmp_path, sealing_for(sys.executable, [], tmp_path))
+    done = subprocess.run([sys.executable, str(GRADE), "hand-ins/stubs", "/dev/null", "--out",
+                           "report", "--timeout", "60"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    first = done.stdout.splitlines()[0]
+    assert ("read-only" in first) == alone.read_only, first
+    rows = read_rows(tmp_path / "report")
+    assert rows["null"]["status"] == "refused" and "character device" in rows["null"]["note"]
+    assert verdicts(rows["stubs"]) == NOTHING and rows["stubs"]["flags"] == "", rows["stubs"]
+
+
+# Alice's code reads Bob's answer where the teacher's links lead, and says what it found.
+READ_BOB = '''
+try:
+    with open({path!r}) as _stream:
+        _found = "read Bob's: " + _stream.read().strip()
+except OSError as _error:
+    _found = "Bob's refused: " + _error.strerror
+raise RuntimeError(_found)
+'''
+
+
+@pytest.mark.slow
+def test_hand_ins_given_through_links_cannot_read_each_other(tmp_path):
+    real, links = tmp_path / "real", tmp_path / "links"
+    write_folder(real / "bob", {"AI_Agent.py": "# BOB-SECRET\n"})
+    write_folder(real / "alice", with_code(READ_BOB.format(path=str(real / "bob" / "AI_Agent.py"))))
+    links.mkdir()
+    for name in ("alice", "bob"):
+        (links / name).symlink_to(real / name)
+    for folder, _, files in os.walk(tmp_path):
+        os.chmod(folder, 0o755)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o644)
+    done = subprocess.run([sys.executable, str(GRADE), "links/alice", "links/bob", "--out",
+                           "report", "--timeout", "60"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    if "read-only" not in done.stdout.splitlines()[0]:
+        pytest.skip("this system does not allow read-only file systems")
+    note = read_rows(tmp_path / "report")["alice"]["note"]
+    assert "Bob's refused" in note and "BOB-SECRET" not in note, note

@@ -9,23 +9,29 @@ import json
 import math
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from tables.files import load_table, save_table
 from tools.grading.box import new_box, remove, write_tree
-from tools.grading.isolation import account, detect_isolation, sealing_for
+from tools.grading.cgroups import memory_groups
+from tools.grading.isolation import (
+    SelfTestFailed, account, detect_isolation, sealing_for)
 from tools.grading.measure import MeasureError, Measure, measure_all
 from tools.grading.limits import Limits, environment
 from tools.grading.sandbox import run_program
 
 ROOT = Path(__file__).resolve().parent.parent
 SHM_KEY = 0x5EED_2020
+BOX_MEMORY = 512 * 2**20          # the whole box's, where a cgroup holds it
+MEMORY_FEATURE = "a memory limit that counts all of a box's memory (a cgroup)"
 
 
 @pytest.fixture(scope="module")
@@ -37,24 +43,39 @@ def sandbox(tmp_path_factory):
     (hand_ins / "alice").mkdir()
     (hand_ins / "alice" / "AI_Agent.py").write_text("# alice's answer\n")
     os.chmod(hand_ins, 0o755)
-    isolation, _ = detect_isolation(run_dir, sealing_for(sys.executable, [ROOT,
-                                                                          hand_ins], run_dir))
+    memory, _ = memory_groups(BOX_MEMORY) if sys.platform.startswith("linux") else (None, "")
+    isolation, _ = detect_isolation(run_dir, sealing_for(sys.executable, [ROOT, hand_ins],
+                                                         run_dir), memory=memory)
 
-    def run(source: str, slot: int = 0, files: dict[str, bytes] | None = None) -> dict:
+    def run(source: str, slot: int = 0, files: dict[str, bytes] | None = None,
+            hide: list[Path] | None = None, whole: bool = False):
+        """The last line the program printed, as JSON; with ``whole``, the ``Outcome``.
+        ``hide``: the folders to cover instead of the usual ones."""
+        sealed = isolation if hide is None else replace(
+            isolation, sealing=sealing_for(sys.executable, [ROOT, *hide], run_dir))
         box = new_box(run_dir, account(slot) if isolation.accounts else None)
+        group = memory.make(box.name) if isolation.memory else None
         try:
             write_tree(box / "repo", files or {"check.py": b"# the grader's\n"})
-            command = isolation.command(sys.executable, Limits(seconds=60), box, [
-                sys.executable, "-c", textwrap.dedent(source)], slot)
-            done = run_program(command, box / "repo", environment(box), Limits(seconds=60))
+            command, config = sealed.command(sys.executable, Limits(seconds=60), box, [
+                sys.executable, "-c", textwrap.dedent(source)], slot, group=group)
+            done = run_program(command, box / "repo", environment(box), Limits(seconds=60),
+                               config=config)
+            done.out_of_memory = bool(group and memory.out_of_memory(group))
         finally:
             remove(box)
+            if group:
+                memory.remove(group)
+        if whole:
+            return done
         assert done.returncode == 0, done.stderr[-2000:]
         return json.loads(done.stdout.strip().splitlines()[-1])
 
     run.isolation, run.hand_ins, run.run_dir = isolation, hand_ins, run_dir
     yield run
     shutil.rmtree(hand_ins)
+    if memory:
+        memory.close()
 
 
 def needs(sandbox, feature: str) -> None:
@@ -270,3 +291,200 @@ def test_a_child_not_started_after_a_stop_leaks_no_descriptor(tmp_path):
         os.fstat(writing)
     assert os.read(reading, 10) == b""       # the write end is gone: the reader sees the end
     os.close(reading)
+
+
+# --- escapes closed in the third round: memory outside the address space, unix sockets, what the
+# --- first process shows, hand-ins given through links, a sandbox that fails its self-test ------
+
+def test_memory_outside_the_address_space_counts_against_the_box(sandbox):
+    """Memory written into memfds (each under the file-size limit, none of it mapped) is not
+    in any process's address space: the box's cgroup counts it all the same."""
+    needs(sandbox, MEMORY_FEATURE)
+    done = sandbox("""
+        import os
+        chunk, kept = b"x" * (32 << 20), []
+        for held in range(32, 3 * 512 + 1, 32):        # up to three times the box's limit
+            kept.append(os.memfd_create("kept"))
+            os.write(kept[-1], chunk)
+            print(held, flush=True)
+        print("all held", flush=True)
+    """, whole=True)
+    held = [int(line) for line in done.stdout.split() if line.isdigit()]
+    assert "all held" not in done.stdout and done.returncode != 0, done.stdout[-200:]
+    assert done.out_of_memory, "the kernel killed nothing for the box's memory limit"
+    assert held and max(held) * 2**20 <= BOX_MEMORY, max(held)
+
+
+def test_a_unix_socket_open_to_all_refuses_the_box(sandbox, tmp_path):
+    """A socket file of mode 0777 outside every covered folder (a service's, say): the box can
+    neither connect to it nor make a unix socket at all, nor a vsock (the virtual machine's
+    host); an IP socket (in a network namespace with no way out) and a socket pair, which
+    reach nothing, can still be made."""
+    needs(sandbox, "no unix or vsock sockets")
+    folder = Path(tempfile.mkdtemp(prefix="service-"))
+    os.chmod(folder, 0o755)
+    path = folder / "service.sock"
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(path))
+        server.listen(1)
+        os.chmod(path, 0o777)
+        answer = sandbox(f"""
+            import json, socket
+            found = []
+            for family in (socket.AF_UNIX, 40):            # 40: AF_VSOCK
+                try:
+                    client = socket.socket(family)
+                    client.connect({str(path)!r} if family == socket.AF_UNIX else (2, 1024))
+                    found.append("connected")
+                except OSError as error:
+                    found.append(error.strerror)
+            pair = socket.socketpair()
+            pair[0].send(b"x")
+            socket.socket(socket.AF_INET).close()             # the namespace's own IP
+            print(json.dumps([*found, pair[1].recv(1).decode()]))
+        """)
+    finally:
+        server.close()
+        shutil.rmtree(folder)
+    assert answer == ["Permission denied", "Permission denied", "x"], answer
+
+
+def test_no_process_of_the_box_shows_the_hidden_folders(sandbox):
+    """The sandbox's first process gets its configuration on its standard input: no command
+    line in the box names a covered folder (the folders' own mount points are listed in
+    /proc/self/mountinfo, as docs/GRADING.md says; never what they hold)."""
+    needs(sandbox, "read-only file systems")
+    backwards = str(sandbox.hand_ins)[::-1]     # the program's own command line must not hold it
+    answer = sandbox(f"""
+        import glob, json
+        lines = []
+        for path in glob.glob("/proc/[0-9]*/cmdline"):
+            try:
+                with open(path, "rb") as stream:
+                    lines.append(stream.read().decode("utf-8", "replace"))
+            except OSError:
+                pass
+        hidden = {backwards!r}[::-1]
+        print(json.dumps([len(lines), sum("launch" in line for line in lines),
+                          [line[:300] for line in lines if hidden in line]]))
+    """)
+    read, first, shown = answer
+    assert read >= 2 and first >= 1, answer         # its own and the first process's at least
+    assert shown == [], answer
+
+
+def test_hand_ins_given_through_links_read_no_other(sandbox, tmp_path):
+    """``links/alice -> real/alice``: the box covers ``real/`` too, so Alice's code cannot read
+    Bob's files there (covering only ``links/``, what it did before, leaves them open)."""
+    from tools.grading.submissions import read_submission
+
+    needs(sandbox, "read-only file systems")
+    top = Path(tempfile.mkdtemp(prefix="class-"))
+    try:
+        for name in ("alice", "bob"):
+            (top / "real" / name).mkdir(parents=True)
+            (top / "real" / name / "AI_Agent.py").write_text(f"# {name}'s answer\n")
+        (top / "links").mkdir()
+        (top / "links" / "alice").symlink_to(top / "real" / "alice")
+        for folder, _, files in os.walk(top):
+            os.chmod(folder, 0o755)
+            for name in files:
+                os.chmod(os.path.join(folder, name), 0o644)
+        submission = read_submission(top / "links" / "alice", ("AI_Agent.py",))
+        assert submission.files == {"AI_Agent.py": b"# alice's answer\n"}
+        assert set(submission.folders) == {str(top / "links"), str(top / "real")}
+        source = f"""
+            import json
+            try:
+                with open({str(top / "real" / "bob" / "AI_Agent.py")!r}) as stream:
+                    print(json.dumps(stream.read()))
+            except OSError as error:
+                print(json.dumps(error.strerror))
+        """
+        covered = sandbox(source, hide=[Path(folder) for folder in submission.folders])
+        named_only = sandbox(source, hide=[top / "links"])
+    finally:
+        shutil.rmtree(top)
+    assert named_only == "# bob's answer\n", "the test no longer tells the two apart"
+    assert covered != "# bob's answer\n", covered
+
+
+def test_a_sandbox_that_fails_its_self_test_stops_the_grading(tmp_path):
+    """Covering /dev (what a device among the hand-ins once did) breaks the sealed sandbox:
+    that is an error unless the teacher asks for a weaker isolation, which then says why."""
+    plain = sealing_for(sys.executable, [], tmp_path)
+    baseline, _ = detect_isolation(tmp_path, plain)
+    if not baseline.read_only:
+        pytest.skip("this system does not allow read-only file systems")
+    broken = replace(plain, hide=("/dev",))
+    with pytest.raises(SelfTestFailed, match="/dev/null"):
+        detect_isolation(tmp_path, broken)
+    weaker, missing = detect_isolation(tmp_path, broken, weaker=True)
+    assert not weaker.read_only
+    assert any(line.startswith("read-only file systems (") and "/dev/null" in line
+               for line in missing), missing
+
+
+def test_the_mount_table_is_read_with_odd_bytes_in_its_paths(tmp_path):
+    """A mount point whose name is not UTF-8 and holds a space: read as the file system's
+    bytes, not as text that fails or mangles it."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None or subprocess.run(
+            ["unshare", "--mount", "true"], capture_output=True).returncode != 0:
+        pytest.skip("needs root and a mount namespace to make a mount point")
+    odd = os.fsencode(str(tmp_path)) + b"/caf\xe9 \\x"
+    os.mkdir(odd)
+    script = ("from tools.grading.launch import mount_points; import os, sys; "
+              "sys.stdout.buffer.write(b'\\n'.join(map(os.fsencode, mount_points())))")
+    done = subprocess.run([b"unshare", b"--mount", b"sh", b"-c",
+                           b"mount --make-rprivate / && mount -t tmpfs none '" + odd + b"' && "
+                           + os.fsencode(sys.executable) + b" -c \"" + script.encode() + b"\""],
+                          capture_output=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr[-1000:]
+    assert odd in done.stdout.split(b"\n"), done.stdout[-500:]
+
+
+def test_a_mount_under_a_covered_folder_leaves_the_sandbox_sealed(tmp_path):
+    """A file system mounted inside a covered folder (a teacher's report folder on a disk of
+    its own inside the class's folder, say) is out of every path's reach once covered; the
+    sealed sandbox still passes its probe (it once failed it, and the grader fell back)."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None or subprocess.run(
+            ["unshare", "--mount", "true"], capture_output=True).returncode != 0:
+        pytest.skip("needs root and a mount namespace to make a mount point")
+    (tmp_path / "class" / "report").mkdir(parents=True)
+    (tmp_path / "run").mkdir()
+    script = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from tools.grading import isolation
+        run = Path({str(tmp_path / "run")!r})
+        sealing = isolation.sealing_for(sys.executable, [Path({str(tmp_path / "class")!r})], run)
+        sealed = [one for one in isolation.candidates(sealing) if one.read_only][0]
+        print(isolation.probe(sealed, run, sys.executable))
+    """)
+    done = subprocess.run(["unshare", "--mount", "sh", "-c",
+                           f"mount --make-rprivate / && mount -t tmpfs -o size=64k none "
+                           f"'{tmp_path / 'class' / 'report'}' && exec '{sys.executable}' -c "
+                           f"\"$0\"", script], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-1000:]
+    assert done.stdout.strip().splitlines()[-1] == "None", done.stdout[-500:]
+
+
+@pytest.mark.parametrize("version, name, text, killed", [
+    (2, "memory.events", "low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\n", True),
+    (2, "memory.events", "low 0\nhigh 0\nmax 12\noom 0\noom_kill 0\n", False),
+    (1, "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n", True),
+    (1, "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\n", False),
+])
+def test_a_kill_for_the_box_memory_reads_killed_memory(tmp_path, version, name, text, killed):
+    """The kernel's count of the kills in a box's cgroup (v2 and v1 files), and the row's
+    status for a check it killed with SIGKILL, which says nothing of memory itself."""
+    from tools.grading.cgroups import MemoryGroups
+    from tools.grading.results import failure_status
+    from tools.grading.sandbox import Outcome
+
+    (tmp_path / name).write_text(text)
+    assert MemoryGroups(str(tmp_path.parent), version, 1).out_of_memory(str(tmp_path)) is killed
+    status, _ = failure_status(Outcome(128 + 9, False, 1.0, "", "", None, out_of_memory=killed))
+    assert status == ("killed (memory)" if killed else "killed (SIGKILL)")

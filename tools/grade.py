@@ -32,7 +32,9 @@ sys.path.insert(0, str(ROOT))
 import cli  # noqa: E402  (the project root must be on the path first)
 from tools.exercise import make as make_exercise  # noqa: E402
 from tools.grading.box import remove  # noqa: E402
-from tools.grading.isolation import detect_isolation, sealing_for  # noqa: E402
+from tools.grading.cgroups import memory_groups  # noqa: E402
+from tools.grading.isolation import (  # noqa: E402
+    SelfTestFailed, detect_isolation, sealing_for)
 from tools.grading.measure import measure_all  # noqa: E402
 from tools.grading.page import Context  # noqa: E402
 from tools.grading.pool import Stopped, grade_all, stop_on_signals  # noqa: E402
@@ -49,6 +51,7 @@ DEFAULT_SECONDS = 600.0
 DEFAULT_MEMORY_MB = 2048
 MIN_MEMORY_MB = 256
 MAX_JOBS = 32
+MAX_WEIGHT = 1_000              # a piece's points: more is a typo, not a weighting
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 # Never part of a students' version handed in with --exercise.
 SKIPPED_FOLDERS = {".git", "__pycache__", ".venv", ".pytest_cache", ".hypothesis"}
@@ -60,12 +63,34 @@ UNPROTECTED = ("verdict unprotected: this system could not make the hand-in's co
 
 
 def weights(text: str) -> dict[int, int]:
-    """``--weights 30,30,40,10,10``: each piece's points, in order."""
-    parts = text.split(",")
-    if len(parts) != len(PIECE_NUMBERS) or not all(part.strip().isdigit() for part in parts):
+    """``--weights 30,30,40,10,10``: each piece's points, in order, each from 0 to
+    ``MAX_WEIGHT``, not all 0."""
+    parts = [part.strip() for part in text.split(",")]
+    if len(parts) != len(PIECE_NUMBERS) or not all(
+            part.lstrip("+-").isascii() and part.lstrip("+-").isdigit() for part in parts):
         raise argparse.ArgumentTypeError(
             f"expected {len(PIECE_NUMBERS)} whole numbers separated by commas, got {text!r}")
-    return {number: int(part) for number, part in zip(PIECE_NUMBERS, parts)}
+    values = [int(part) for part in parts]
+    if any(value < 0 for value in values):
+        raise argparse.ArgumentTypeError(f"a piece's points cannot be negative, got {text!r}")
+    if any(value > MAX_WEIGHT for value in values):
+        raise argparse.ArgumentTypeError(
+            f"a piece's points must be at most {MAX_WEIGHT:,}, got {text!r}")
+    if not any(values):
+        raise argparse.ArgumentTypeError(f"every piece would earn 0 points, got {text!r}")
+    return dict(zip(PIECE_NUMBERS, values))
+
+
+def joined_values(argv: list[str], options: tuple[str, ...]) -> list[str]:
+    """``--weights -1,2`` as ``--weights=-1,2``: argparse takes a value that starts with a
+    dash for an option, and would only say that one was expected."""
+    joined: list[str] = []
+    for text in argv:
+        if joined and joined[-1] in options and text.startswith("-") and text[1:2].isdigit():
+            joined[-1] = f"{joined[-1]}={text}"
+        else:
+            joined.append(text)
+    return joined
 
 
 def parse_args(argv: list[str] | None):
@@ -77,7 +102,8 @@ def parse_args(argv: list[str] | None):
     parser.add_argument("--timeout", default=DEFAULT_SECONDS, type=cli.seconds, metavar="S",
                         help=f"wall-clock seconds per submission (default {DEFAULT_SECONDS:g})")
     parser.add_argument("--memory", default=DEFAULT_MEMORY_MB, type=cli.count, metavar="MB",
-                        help=f"memory per process, in MiB (default {DEFAULT_MEMORY_MB})")
+                        help="memory per process, and for a whole hand-in where a cgroup "
+                             f"can be made, in MiB (default {DEFAULT_MEMORY_MB})")
     parser.add_argument("--jobs", default=min(CORES or 1, MAX_JOBS), type=cli.count,
                         metavar="N", help="submissions graded at the same time (default: the "
                                           f"cores, here {min(CORES or 1, MAX_JOBS)})")
@@ -87,7 +113,11 @@ def parse_args(argv: list[str] | None):
     parser.add_argument("--exercise", type=cli.path, metavar="DIR",
                         help="the students' version as handed out (default: generate it from "
                              "this repository)")
-    args = parser.parse_args(argv)
+    parser.add_argument("--weaker-isolation", action="store_true",
+                        help="grade even when the strongest sandbox this system allows fails "
+                             "its self-test (the report says what was given up)")
+    args = parser.parse_args(joined_values(sys.argv[1:] if argv is None else argv,
+                                           ("--weights",)))
     if args.timeout <= 0:
         parser.error("--timeout must be more than 0 seconds")
     if args.memory < MIN_MEMORY_MB:
@@ -157,11 +187,14 @@ def pristine_files(exercise: str | None) -> dict[str, bytes]:
         return read_tree(Path(scratch))
 
 
-def describe_limits(limits: Limits, own_count: bool) -> str:
+def describe_limits(limits: Limits, own_count: bool, whole_box: bool) -> str:
     processes = (f"{limits.processes} processes and threads of its own" if own_count
                  else "processes not limited (they are not counted apart here)")
-    return (f"{limits.seconds:g} s wall clock per submission; {limits.memory // 2**20:,} MiB of "
-            f"memory and {limits.seconds + 5:g} s of CPU per process; files up to "
+    mebibytes = f"{limits.memory // 2**20:,} MiB"
+    memory = (f"{mebibytes} of memory per submission, all its processes together; {mebibytes} of "
+              "address space" if whole_box else f"{mebibytes} of memory")
+    return (f"{limits.seconds:g} s wall clock per submission; {memory} and "
+            f"{limits.seconds + 5:g} s of CPU per process; files up to "
             f"{limits.file_size // 2**20} MiB; {processes}; the first and last "
             f"{limits.output:,} bytes of its output kept")
 
@@ -196,34 +229,47 @@ def main(argv: list[str] | None = None) -> int:
         submissions = [read_submission(path, editable, pristine)      # all before any runs
                        for path in paths]
         unique_names(submissions)
-        grade_class(args, paths, out, pristine, submissions)
+        grade_class(args, out, pristine, submissions)
     except Stopped as stop:
         print(f"\n{stop}.", file=sys.stderr)
         return 128 + stop.number
     return 0
 
 
-def grade_class(args, paths: list[Path], out: Path, pristine: dict[str, bytes],
+def grade_class(args, out: Path, pristine: dict[str, bytes],
                 submissions: list) -> None:
     """Seal, grade and report, in a run folder removed at the end whatever happens."""
     limits = Limits(seconds=args.timeout, memory=args.memory * 2**20)
     started = time.monotonic()
     run_dir = Path(tempfile.mkdtemp(prefix="grade-run-"))
-    # This repository (the solved code, its history, the shipped tables) but its Python.
-    hide = [ROOT, out, *(path.absolute().parent for path in paths)]
+    # This repository (the solved code, its history, the shipped tables) but its Python, and
+    # the folders holding every hand-in, as given and as resolved (never those of a hand-in
+    # refused for its kind: /dev for /dev/null).
+    hide = [ROOT, out, *(Path(folder) for submission in submissions
+                         for folder in submission.folders)]
     hide += [Path(args.exercise).expanduser()] if args.exercise else []
+    memory, no_memory = memory_groups(limits.memory) if sys.platform.startswith("linux") \
+        else (None, "no cgroups on this system")
     try:
-        isolation, unavailable = detect_isolation(
-            run_dir, sealing_for(sys.executable, hide, run_dir))
+        try:
+            isolation, unavailable = detect_isolation(
+                run_dir, sealing_for(sys.executable, hide, run_dir),
+                weaker=args.weaker_isolation, memory=memory)
+        except SelfTestFailed as failed:
+            cli.fail(f"grade.py: {failed}; nothing was graded. To grade anyway under a weaker "
+                     "isolation (the report names what it gives up), add --weaker-isolation")
+        if memory is None:
+            unavailable.append(f"a memory limit that counts all of a box's memory ({no_memory}"
+                               "): --memory holds each process's address space alone")
         print(f"Isolation: {isolation.describe()}.", flush=True)
         if not isolation.read_only:         # the hand-in could rewrite its own copy's check
             for submission in submissions:
                 submission.flags.append(UNPROTECTED)
         settings = Settings(run_dir, limits, isolation, jobs=args.jobs,
                             editable=editable_files(pristine))
+        limited = describe_limits(limits, isolation.own_count, isolation.memory is not None)
         context = Context("Exercise grades", datetime.now().strftime("%Y-%m-%d %H:%M"),
-                          isolation.describe(), describe_limits(limits, isolation.own_count),
-                          tuple(unavailable))
+                          isolation.describe(), limited, tuple(unavailable))
         report = Report(out, [submission.name for submission in submissions], context)
         shipped = shipped_tables(pristine, run_dir)
         try:
@@ -235,6 +281,8 @@ def grade_class(args, paths: list[Path], out: Path, pristine: dict[str, bytes],
             raise
     finally:
         remove(run_dir)
+        if memory:
+            memory.close()
     closing(report, report.finish(), started)
 
 

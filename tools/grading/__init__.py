@@ -5,10 +5,12 @@
   any student code runs, taking only the files a student was meant to edit, comparing its check
   files with the issued ones, refusing what cannot be read, in one line.
 - ``isolation``: finds once per run how a sandbox can be sealed off here (namespaces, read-only
-  file systems, an unprivileged account per slot); ``launch`` is the small trusted program that
-  seals the sandbox from inside and starts the check there.
+  file systems, an unprivileged account per slot), with ``sealing`` (what a run's sandboxes cover
+  and must reach); ``launch`` is the small trusted program that seals the sandbox from inside
+  and starts the check there.
 - ``box``: a hand-in's folder on disk, filled, read back safely and removed however deep.
-- ``limits``: what a sandboxed child may use and the only environment it sees.
+- ``limits``: what a sandboxed child may use and the only environment it sees; ``cgroups``: a
+  memory cgroup per box, where one can be made, so that all of a box's memory is counted.
 - ``sandbox``: runs the trusted self-check in a box, with limits, and takes its verdict over a
   pipe that only the check holds.
 - ``measure``: measures a trained table exactly, in a limited child.

@@ -29,6 +29,10 @@ class Submission:
     refused: str = ""            # why nothing of it can be graded, or ""
     checks: dict[str, bytes] = field(default_factory=dict)     # its check files, as found
     untouched: dict[int, str] = field(default_factory=dict)    # piece -> a stub left as issued
+    # The folders that hold it, by the name given and by what that name resolves to (a link's
+    # target, a linked folder on the way): every box covers them, so that no hand-in reads
+    # another through the folder a link points to. Empty when it was refused for its kind.
+    folders: tuple[str, ...] = ()
 
 
 def is_check_file(name: str) -> bool:

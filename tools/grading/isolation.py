@@ -13,7 +13,13 @@ away every capability and, when the grader runs as root, gives each sandbox an u
 account of its own (``ACCOUNT_BASE`` + its slot: no two sandboxes running at once share one, so
 each gets its own process limit). Closed folders on the way to the grader's Python (a Python
 under ``/root``, say) are opened for that account by ``launch.expose``, which shows only the
-names on the way.
+names on the way. Where the grader could make memory cgroups (``cgroups.py``), the root
+candidates put each box in one; on x86-64 and ARM64 the sealed ones refuse every socket but
+IP and netlink (no unix socket, no vsock).
+
+A candidate the system refuses to make gives way to the next; one it makes but that fails its
+probe raises ``SelfTestFailed`` (see ``detect_isolation``): a weaker sandbox is never chosen
+silently for a failure that is this run's.
 """
 
 from __future__ import annotations
@@ -21,8 +27,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import site
-import stat
 import subprocess
 import sys
 from dataclasses import dataclass, field, replace
@@ -30,7 +34,10 @@ from pathlib import Path
 
 from tools.grading import launch
 from tools.grading.box import box_folders, new_box, remove
+from tools.grading.cgroups import MemoryGroups
 from tools.grading.limits import Limits, environment
+# sealing_for: the grader and its tests find a run's sealing here, beside the isolation.
+from tools.grading.sealing import Sealing, closed_folders, sealing_for  # noqa: F401
 
 # Accounts no one has: the sandboxes' (root only). Slot n runs as ACCOUNT_BASE + n.
 ACCOUNT_BASE = 1_900_000_000
@@ -47,7 +54,8 @@ if sys.platform.startswith("linux"):
 sys.argv = sys.argv[1:]
 runpy.run_path(sys.argv[0], run_name="__main__")
 """
-# The probe reports its account, Python, network interfaces and what it can write, to confirm
+# The probe reports its account, Python, network interfaces, what it can write, whether it can
+# make a unix or vsock socket and its cgroups, to confirm
 # that what an isolation promises is really on.
 PROBE = """
 import json, os, socket, sys
@@ -59,21 +67,21 @@ def can_write(path):
         return True
     except OSError:
         return False
+def host_socket():          # whether a family the filter refuses got past it
+    for family in (socket.AF_UNIX, 40):        # 40: AF_VSOCK
+        try:
+            socket.socket(family).close()
+            return True
+        except OSError as error:
+            if error.errno != 13:      # EACCES is the filter's answer, before any family's own
+                return True
+    return False
+with open("/proc/self/cgroup") as groups:
+    cgroups = groups.read()
 print(json.dumps([os.getuid(), sys.version, [name for _, name in socket.if_nameindex()],
                   can_write(os.path.join(sys.argv[1], ".probe")), can_write(sys.argv[2]),
-                  can_write(sys.argv[3])]))
+                  can_write(sys.argv[3]), host_socket(), cgroups]))
 """
-
-
-@dataclass(frozen=True)
-class Sealing:
-    """What the sandboxes of one run cover and must reach (found by ``sealing_for``)."""
-    hide: tuple[str, ...] = ()                          # folders covered by an empty one
-    reach: tuple[str, ...] = ()                         # paths the account must reach
-    # Folders to cover that hold something the sandbox needs (this repository holds the
-    # grader's Python environment, say): covered all the same, showing only the names on the
-    # way to it: ((folder, (name, ...)), ...).
-    veil: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,8 @@ class Isolation:
     read_only: bool = False                    # every file system read-only but the box's own
     accounts: bool = False                     # an unprivileged account per sandbox
     own_count: bool = False                    # the process limit counts its processes alone
+    sockets: bool = False                      # only IP and netlink sockets (seccomp)
+    memory: MemoryGroups | None = None         # a memory cgroup per box
     tools: dict[str, str] = field(default_factory=dict)
     sealing: Sealing = Sealing()
 
@@ -95,20 +105,30 @@ class Isolation:
                  if self.read_only else "files writable wherever the account may write",
                  "runs as an unprivileged account of its own" if self.accounts
                  else "runs as the grader's own account"]
+        parts += ["no unix or vsock sockets"] if self.sockets else []
+        parts += ["all of a box's memory counted against its limit (a cgroup)"] \
+            if self.memory else []
         return "; ".join(parts)
 
     def features(self) -> list[str]:
         """What it gives, one phrase each (the report lists those that were not available)."""
         found = {"no network": self.network, "PID and IPC namespaces": self.pids,
                  "read-only file systems": self.read_only,
-                 "an unprivileged account per submission": self.accounts}
+                 "an unprivileged account per submission": self.accounts,
+                 "no unix or vsock sockets": self.sockets,
+                 "a memory limit that counts all of a box's memory (a cgroup)":
+                     self.memory is not None}
         return [name for name, on in found.items() if on]
 
     def command(self, python: str, limits: Limits, box: Path, run: list[str], slot: int = 0,
-                keep_fds: tuple[int, ...] = ()) -> list[str]:
-        """The command line that runs ``run`` (a program and its arguments) in ``box``."""
+                keep_fds: tuple[int, ...] = (), group: str | None = None
+                ) -> tuple[list[str], bytes]:
+        """The command line that runs ``run`` (a program and its arguments) in ``box``, and the
+        config to give it on its standard input (``launch``); ``group``: the box's memory
+        cgroup (``MemoryGroups.make``), when ``memory`` is on."""
         config = {"limits": limits.rlimits(self.own_count), "box": None,
-                  "drop": list(self.drop(slot)), "keep_fds": list(keep_fds)}
+                  "drop": list(self.drop(slot)), "keep_fds": list(keep_fds),
+                  "cgroup": group, "close_sockets": self.sockets}
         if self.read_only:
             config.update(box=os.path.realpath(box), mount=self.tools["mount"],
                           hide=list(self.sealing.hide),
@@ -116,7 +136,7 @@ class Isolation:
                           expose=self.exposed(box))
         prefix = [self.tools["unshare"], *self.namespaces, "--"] if self.namespaces else []
         source = Path(launch.__file__).read_text(encoding="utf-8")
-        return [*prefix, python, "-I", "-B", "-c", source, json.dumps(config), *run]
+        return [*prefix, python, "-I", "-B", "-c", source, *run], json.dumps(config).encode()
 
     def exposed(self, box: Path) -> list[list]:
         """The folders covered but for some names (``launch.expose``), shallowest first: the
@@ -146,56 +166,12 @@ def account(slot: int) -> int:
     return ACCOUNT_BASE + slot
 
 
-def closed_folders(paths: list[str]) -> list[list]:
-    """Each folder on the way to ``paths`` that others may not enter, with the names inside it
-    that lead on, shallowest first: ``[[folder, [name, ...]], ...]``."""
-    closed: dict[str, set[str]] = {}
-    for path in paths:
-        for form in {os.path.abspath(path), os.path.realpath(path)}:
-            parts = Path(form).parts
-            for depth in range(1, len(parts)):
-                folder = os.path.join(*parts[:depth])
-                try:
-                    mode = os.stat(folder).st_mode
-                except OSError:
-                    break
-                if not mode & stat.S_IXOTH:
-                    closed.setdefault(folder, set()).add(parts[depth])
-    return [[folder, sorted(names)] for folder, names in
-            sorted(closed.items(), key=lambda item: (len(Path(item[0]).parts), item[0]))]
-
-
-def sealing_for(python: str, hide: list[Path], run_dir: Path) -> Sealing:
-    """The folders of ``hide`` that exist, covered: wholly when they hold nothing a sandbox
-    needs, else veiled (only the names on the way to what it needs are left); and the paths
-    the account must reach: this Python's own (never the grader's ``sys.path``: this
-    repository's folder is on it, and the solved code with it)."""
-    reach = {python, os.path.realpath(python), sys.prefix, sys.base_prefix, sys.exec_prefix,
-             *site.getsitepackages()}
-    needed = [form for path in [*reach, str(run_dir)]
-              for form in {os.path.abspath(path), os.path.realpath(path)}]
-    folders = sorted({os.path.realpath(path) for path in hide if os.path.isdir(path)} - {"/"})
-    covered, veil = [], []
-    for folder in folders:
-        if any(other != folder and folder.startswith(other.rstrip("/") + "/")
-               for other in covered):
-            continue                    # already out of sight under a covered folder
-        inside = sorted({Path(os.path.relpath(path, folder)).parts[0] for path in needed
-                         if os.path.commonpath([folder, path]) == folder and path != folder})
-        if any(os.path.commonpath([path, folder]) == path for path in needed):
-            continue                    # the folder is itself on the way to what is needed
-        if inside:
-            veil.append((folder, tuple(inside)))
-        else:
-            covered.append(folder)
-    return Sealing(tuple(covered), tuple(sorted(reach)), tuple(veil))
-
-
 USER_NAMESPACE = ("--user", "--map-root-user")
 
 
-def candidates(sealing: Sealing) -> list[Isolation]:
-    """The isolations to try, strongest first (the last one always works)."""
+def candidates(sealing: Sealing, memory: MemoryGroups | None = None) -> list[Isolation]:
+    """The isolations to try, strongest first (the last one always works); ``memory`` is given
+    to those whose first process is really root (only root moves a process into a cgroup)."""
     tools = {name: shutil.which(name) for name in ("unshare", "setpriv", "mount")}
     if not sys.platform.startswith("linux") or tools["unshare"] is None:
         return [Isolation()]
@@ -209,8 +185,10 @@ def candidates(sealing: Sealing) -> list[Isolation]:
     def spaces(user: tuple[str, ...]) -> tuple[str, ...]:
         return (*user, "--net", "--ipc", "--pid", "--fork", "--kill-child", "--mount-proc")
 
-    sealed = [Isolation((*spaces(user), "--mount"), True, True, True, False, counted, tools,
-                        sealing) for user in users] if all(tools.values()) else []
+    sockets = launch.sockets_closable()
+    sealed = [Isolation((*spaces(user), "--mount"), True, True, True, False, counted, sockets,
+                        None if user else memory, tools, sealing)
+              for user in users] if all(tools.values()) else []
     if sealed and root:         # strongest: root's own namespaces and an account per box
         sealed.insert(0, replace(sealed[0], accounts=True, own_count=True))
     # sealed ones first, then namespaces without the read-only mounts, then the network alone
@@ -220,17 +198,36 @@ def candidates(sealing: Sealing) -> list[Isolation]:
                for user in users] + [Isolation()])
 
 
-def detect_isolation(run_dir: Path, sealing: Sealing = Sealing(),
-                     python: str = sys.executable) -> tuple[Isolation, list[str]]:
+class SelfTestFailed(Exception):
+    """A sandbox this system allows failed its self-test for this run: what it promises did not
+    hold, or it works only without this run's covered folders. The message is one line."""
+
+
+class Contradiction(str):
+    """A probe's problem when the probe ran and found a promise broken (not a refusal by the
+    system to make the sandbox at all)."""
+
+
+def detect_isolation(run_dir: Path, sealing: Sealing = Sealing(), python: str = sys.executable,
+                     weaker: bool = False, memory: MemoryGroups | None = None
+                     ) -> tuple[Isolation, list[str]]:
     """The strongest isolation that really works here, and each protection it lacks that a
-    stronger one would have given, with why that one did not work."""
+    stronger one would have given, with why that one did not work. A candidate this system
+    refuses to make (no namespaces, no capability) gives way to the next; one it makes but
+    that fails its self-test -- a broken promise, or a failure that goes away without this
+    run's covered and veiled folders and its memory cgroup (``_bare``) -- raises
+    ``SelfTestFailed``, unless ``weaker``: then it too gives way."""
     refused: list[tuple[Isolation, str]] = []
     chosen = Isolation()
-    for candidate in candidates(sealing):
+    for candidate in candidates(sealing, memory):
         problem = probe(candidate, run_dir, python)
         if problem is None:
             chosen = candidate
             break
+        bare = _bare(candidate)
+        if not weaker and (isinstance(problem, Contradiction) or (
+                bare != candidate and probe(bare, run_dir, python) is None)):
+            raise SelfTestFailed(f"the sandbox failed its self-test ({problem})")
         refused.append((candidate, problem))
     missing: dict[str, str] = {}
     for candidate, problem in refused:
@@ -240,32 +237,50 @@ def detect_isolation(run_dir: Path, sealing: Sealing = Sealing(),
     return chosen, [f"{feature} ({problem})" for feature, problem in missing.items()]
 
 
+def _bare(candidate: Isolation) -> Isolation:
+    """``candidate`` without what one run adds to it: the folders it covers and veils, its
+    memory cgroup."""
+    reach = Sealing(reach=candidate.sealing.reach)
+    return replace(candidate, sealing=reach if candidate.read_only else candidate.sealing,
+                   memory=None)
+
+
 def probe(candidate: Isolation, run_dir: Path, python: str) -> str | None:
     """``None`` when ``candidate`` works, else what went wrong (one line)."""
     box = new_box(run_dir, account(0) if candidate.accounts else None)
-    command = candidate.command(python, Limits(), box, [
-        python, "-c", PROBE, str(run_dir), str(box / "out" / ".probe"), CORE_PATTERN])
     try:
+        group = candidate.memory.make(box.name) if candidate.memory else None
+        command, config = candidate.command(python, Limits(), box, [
+            python, "-c", PROBE, str(run_dir), str(box / "out" / ".probe"), CORE_PATTERN],
+            group=group)
         done = subprocess.run(command, cwd=box / "repo", env=environment(box),
                               capture_output=True, text=True, timeout=PROBE_SECONDS,
-                              stdin=subprocess.DEVNULL)
+                              input=config.decode())
     except (OSError, subprocess.SubprocessError) as error:
         return f"{type(error).__name__}: {error}"
     finally:
         remove(box)
+        if candidate.memory:
+            candidate.memory.remove(os.path.join(candidate.memory.folder, box.name))
     try:
-        uid, version, interfaces, outside, inside, knob = json.loads(done.stdout)
+        uid, version, interfaces, outside, inside, knob, unix, cgroups = json.loads(done.stdout)
     except (ValueError, TypeError):
         lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
         return lines[-1]
     if done.returncode != 0 or not inside:
-        return f"the probe exited with status {done.returncode} or could not write its box"
+        return Contradiction(f"the probe exited with status {done.returncode} or could not "
+                             "write its box")
     if candidate.network and set(interfaces) - {"lo"}:
-        return "the network namespace still has interfaces"
+        return Contradiction("the network namespace still has interfaces")
     if candidate.read_only and (outside or knob):
-        return "the probe could write outside its box or into /proc/sys"
+        return Contradiction("the probe could write outside its box or into /proc/sys")
+    if candidate.sockets and unix:
+        return Contradiction("the probe could make a unix or vsock socket")
+    if candidate.memory and f"/{box.name}\n" not in cgroups:
+        return Contradiction("the probe is not in its box's memory cgroup")
     if candidate.accounts and uid != account(0):
-        return f"the probe ran as uid {uid}"
+        return Contradiction(f"the probe ran as uid {uid}")
     if version != sys.version:
-        return f"the account cannot run this Python as it is (it got Python {version.split()[0]})"
+        return Contradiction(f"the account cannot run this Python as it is (it got Python "
+                             f"{version.split()[0]})")
     return None

@@ -1,14 +1,20 @@
 """The trusted first program of a submission's sandbox: seal the file systems, set limits, run.
 
-    unshare ... -- python -I -B -c "<this file's source>" '<config as JSON>' PROGRAM ARGS...
+    unshare ... -- python -I -B -c "<this file's source>" PROGRAM ARGS...  < config as JSON
 
 The grader passes this file's source with ``-c`` (the sandbox never needs to read the grader's
-folder) and a config (``Isolation.command`` in ``isolation.py`` writes it)::
+folder) and a config on its standard input, never on its command line, which every process
+of the box could read in ``/proc/1/cmdline`` (``Isolation.command`` in ``isolation.py`` writes
+it)::
 
     {"limits": {"RLIMIT_AS": [soft, hard], ...}, "mount": the path of mount(8),
      "box": the submission's folder or null, "writable": [folders inside the box],
      "expose": [[closed folder, [names inside it]], ...], "hide": [folders],
-     "drop": [a command prefix, e.g. setpriv ...], "keep_fds": [descriptors]}
+     "drop": [a command prefix, e.g. setpriv ...], "keep_fds": [descriptors],
+     "cgroup": the box's memory cgroup or null, "close_sockets": true or false}
+
+First of all, when ``cgroup`` is set, this process joins that cgroup, so that everything the
+box runs counts against its memory limit.
 
 When ``box`` is set (this process then runs in mount, PID and IPC namespaces of its own, as root
 there), in order: each closed folder on the way to the Python the account must run (``/root``,
@@ -18,8 +24,10 @@ so that an unprivileged account can run it while the rest stays out of sight; ea
 read-only file system; every mount becomes read-only except the ``writable`` folders, and
 ``/proc/sys`` and ``/proc/sysrq-trigger`` are made read-only as well (the kernel would run a
 program named in ``/proc/sys/kernel/core_pattern`` as full root outside every namespace). Then
-the resource limits are lowered, new files are made private (umask 077), and the program runs
-behind ``drop`` (which takes away every capability and changes the account), as a child of this
+with ``close_sockets`` a seccomp filter refuses every socket but IP and netlink from here on
+(``close_sockets``: no unix socket, no vsock); the resource limits are lowered, new files are
+made private (umask 077), and the program runs (its standard input ``/dev/null``) behind
+``drop`` (which takes away every capability and changes the account), as a child of this
 process that inherits only ``keep_fds``, whose exit status becomes this program's: the child's
 own, or 128 + N when signal N killed it. A separate process, not an ``exec``, so that in a PID
 namespace the program does not run as the namespace's first process (which ignores the signals
@@ -27,6 +35,7 @@ a resource limit sends); when this program ends, the kernel kills every process 
 namespace. A failure to seal exits with ``SEAL_FAILED``.
 """
 
+import collections
 import ctypes          # now: once a closed folder is covered, the standard library may be too
 import json
 import os
@@ -42,12 +51,39 @@ MS_BIND, MS_REC = 4096, 16384
 _ESCAPED = re.compile(r"\\([0-7]{3})")      # mountinfo writes a space as \040
 
 
+Mount = collections.namedtuple("Mount", "root point fstype options")
+
+
+def mount_table() -> list:
+    """Every mount of this mount namespace (``Mount``: its root in its file system, where it is
+    mounted, its type, its options), read as the file system's bytes: a path may hold any."""
+    with open("/proc/self/mountinfo", encoding=sys.getfilesystemencoding(),
+              errors="surrogateescape") as stream:
+        lines = stream.read().splitlines()
+    table = []
+    for line in lines:
+        fields = line.split(" ")
+        if "-" not in fields[6:]:
+            continue
+        tail = fields.index("-", 6)
+        table.append(Mount(_unescaped(fields[3]), _unescaped(fields[4]), fields[tail + 1],
+                           set(fields[5].split(",")) | set(fields[tail + 3].split(","))))
+    return table
+
+
+def _unescaped(field: str) -> str:
+    return _ESCAPED.sub(lambda found: chr(int(found[1], 8)), field)
+
+
 def mount_points() -> list:
     """Every mount point of this mount namespace, deepest first."""
-    with open("/proc/self/mountinfo", encoding="utf-8") as stream:
-        points = {_ESCAPED.sub(lambda found: chr(int(found[1], 8)), line.split()[4])
-                  for line in stream if line.strip()}
-    return sorted(points, reverse=True)
+    return sorted({mount.point for mount in mount_table()}, reverse=True)
+
+
+def join_group(group: str) -> None:
+    """Move this process (and so all it starts) into the box's memory cgroup."""
+    with open(os.path.join(group, "cgroup.procs"), "w", encoding="ascii") as procs:
+        procs.write("0")
 
 
 def _mount(mount: str, *args: str) -> None:
@@ -92,6 +128,8 @@ def make_read_only(mount: str, writable: list) -> None:
             continue
         if point.startswith("/proc/") and not point.startswith(KERNEL_KNOBS):
             continue
+        if not os.path.lexists(point):     # under a covered folder now: out of every path's reach
+            continue
         _mount(mount, "-o", "remount,bind,ro", point)
     # The working folder was entered before the binds: enter it again, through the new mounts.
     os.chdir(os.getcwd())
@@ -106,6 +144,53 @@ def seal(config: dict) -> None:
     make_read_only(mount, config.get("writable", []))
 
 
+# The seccomp filter that closes the sockets no namespace covers: a unix socket file left open to
+# all (mode 0777) accepts a connection through any read-only mount, and a vsock reaches the
+# virtual machine's host. socket(2) is refused for every family but IP (loopback alone in the
+# box's network namespace) and netlink (which asks that namespace for its interfaces);
+# socketpair, which reaches nothing, is not filtered. Refused too: io_uring (which can open
+# sockets where no filter sees it) and the machine's other system call ABIs.
+_SECCOMP_ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}   # arch, socket(2)
+_IO_URING_SETUP, _X32_BIT = 425, 0x40000000
+_AF_INET, _AF_INET6, _AF_NETLINK = 2, 10, 16
+_ALLOW, _ERRNO = 0x7FFF0000, 0x00050000
+_EPERM, _EACCES = 1, 13
+
+
+def sockets_closable() -> bool:
+    """Whether ``close_sockets`` knows this machine's system calls."""
+    return sys.platform.startswith("linux") and os.uname().machine in _SECCOMP_ARCH
+
+
+def close_sockets() -> None:
+    """Refuse every socket family but IP and netlink to this process and everything it starts
+    (a seccomp filter; see above)."""
+    arch, socket_call = _SECCOMP_ARCH[os.uname().machine]
+    load, equal, above = 0x20, 0x15, 0x35          # BPF_LD|W|ABS, BPF_JMP|JEQ|K, JMP|JGE|K
+    refuse, allow = (6, 0, 0, _ERRNO | _EPERM), (6, 0, 0, _ALLOW)
+    program = [(load, 0, 0, 4), (equal, 1, 0, arch), refuse,             # another ABI
+               (load, 0, 0, 0), (above, 0, 1, _X32_BIT), refuse,         # x32
+               (equal, 0, 1, _IO_URING_SETUP), refuse,
+               (equal, 0, 5, socket_call), (load, 0, 0, 16),             # socket(family, ...)
+               (equal, 3, 0, _AF_INET), (equal, 2, 0, _AF_INET6), (equal, 1, 0, _AF_NETLINK),
+               (6, 0, 0, _ERRNO | _EACCES), allow]
+
+    class Instruction(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte),
+                    ("k", ctypes.c_uint)]
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Instruction))]
+
+    instructions = (Instruction * len(program))(*[Instruction(*step) for step in program])
+    libc = ctypes.CDLL(None, use_errno=True)
+    fprog = Program(len(program), instructions)
+    # PR_SET_NO_NEW_PRIVS, then PR_SET_SECCOMP with SECCOMP_MODE_FILTER
+    if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) != 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"cannot filter sockets: {os.strerror(number)}")
+
+
 def apply_limits(limits: dict) -> list:
     """Lower every limit named in ``limits`` ({"RLIMIT_AS": [soft, hard], ...}); return the
     names of those this system does not have or refused (macOS, for one, refuses some)."""
@@ -118,20 +203,25 @@ def apply_limits(limits: dict) -> list:
     return refused
 
 
-def main(argv: list) -> int:
-    config, command = json.loads(argv[0]), argv[1:]
+def main(command: list) -> int:
+    config = json.loads(sys.stdin.buffer.read() or b"{}")
     try:
+        if config.get("cgroup"):
+            join_group(config["cgroup"])
         if config.get("box"):
             seal(config)
+        if config.get("close_sockets"):
+            close_sockets()
     except (OSError, subprocess.CalledProcessError) as error:
-        print(f"launch: cannot seal the file systems: {error}", file=sys.stderr)
+        print(f"launch: cannot seal the sandbox: {error}", file=sys.stderr)
         return SEAL_FAILED
     refused = apply_limits(config.get("limits", {}))
     if refused:
         print(f"launch: limits not available here: {', '.join(refused)}", file=sys.stderr)
     os.umask(0o077)
     keep = tuple(config.get("keep_fds", []))
-    child = subprocess.Popen([*config.get("drop", []), *command], pass_fds=keep)
+    child = subprocess.Popen([*config.get("drop", []), *command], pass_fds=keep,
+                             stdin=subprocess.DEVNULL)
     for descriptor in keep:      # the child's copy alone: its end tells the grader it ended
         os.close(descriptor)
     status = child.wait()

@@ -62,12 +62,12 @@ def measure_all(tables: dict[str, bytes], run_dir: Path, shipped: dict[str, str]
             with open(path, "wb") as stream:
                 stream.write(data)
             named.append(f"{side}={path}")
-        command = Isolation().command(python, limits, Path(folder), [
+        command, config = Isolation().command(python, limits, Path(folder), [
             python, "-I", "-B", str(Path(__file__).resolve()), shipped.get("X", ""),
             shipped.get("O", ""), *named])
         done = run_program(command, Path(folder), {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
                                                    "MPLBACKEND": "Agg"},
-                           replace(limits, seconds=MEASURE_SECONDS))
+                           replace(limits, seconds=MEASURE_SECONDS), config=config)
     try:
         answers = json.loads(done.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):

@@ -185,7 +185,7 @@ def failure_status(outcome: Outcome) -> tuple[str, str]:
     """Why a child left no usable verdict: a status and the last line of its stderr."""
     lines = [line for line in outcome.stderr.splitlines() if line.strip()]
     last = one_line(lines[-1]) if lines else ""
-    memory = any(sign in outcome.stderr for sign in MEMORY_SIGNS)
+    memory = outcome.out_of_memory or any(sign in outcome.stderr for sign in MEMORY_SIGNS)
     code = outcome.returncode
     if code is not None and code >= SIGNAL_BASE:
         number = code - SIGNAL_BASE

@@ -18,7 +18,8 @@ end stays in the grader. Nothing in the box is ever read as a verdict, and the v
 only when the check ended by itself with its own exit status (0 or 1): a check that was killed,
 or that a submission stopped, has none (``Outcome.verdict``).
 
-The child runs in a session of its own with limits on memory (address space), CPU time, the
+The child runs in a session of its own with limits on memory (address space; and, where the
+isolation has memory cgroups, all of the box's memory together: ``cgroups.py``), CPU time, the
 size of any file it writes, open files and processes; it is killed, with its whole process
 group (and, in a PID namespace, everything it started), when the wall-clock limit passes. Its
 environment holds only what the check needs, with ``HOME`` in its box.
@@ -77,6 +78,7 @@ class Outcome:
     result: bytes | None               # what the check sent over its verdict pipe
     tables: dict[str, bytes] = field(default_factory=dict)   # file name in out/tables -> bytes
     box: str = ""          # where the box was (to read the paths the result names)
+    out_of_memory: bool = False     # the box's memory cgroup had a process killed
 
     @property
     def verdict(self) -> bytes | None:
@@ -107,21 +109,28 @@ def run_submission(submission: Submission, pristine: dict[str, bytes],
             return _check(box, settings, slot, uid)
         finally:
             remove(box)
+            memory = settings.isolation.memory
+            if memory:
+                memory.remove(os.path.join(memory.folder, box.name))
     finally:
         settings.slots.put(slot)
 
 
 def _check(box: Path, settings: Settings, slot: int, uid: int | None) -> Outcome:
+    memory = settings.isolation.memory
+    group = memory.make(box.name) if memory else None      # removed with the box
     reading, writing = os.pipe()
     try:
         if uid is not None:      # the check reopens it by its path: it must be the account's
             os.fchown(writing, uid, uid)
         python = settings.python
-        command = settings.isolation.command(python, settings.limits, box, [
+        command, config = settings.isolation.command(python, settings.limits, box, [
             python, "-I", "-B", "-c", CHECKER, "check.py", "--all", "--json",
-            descriptor_path(writing), "--tables", str(box / TABLES)], slot, (writing,))
+            descriptor_path(writing), "--tables", str(box / TABLES)], slot, (writing,), group)
         verdict = Tail(os.fdopen(reading, "rb", closefd=False), MAX_RESULT_BYTES, whole=True)
-        outcome = run_program(command, box / "repo", environment(box), settings.limits, writing)
+        outcome = run_program(command, box / "repo", environment(box), settings.limits, writing,
+                              config)
+        outcome.out_of_memory = bool(memory and memory.out_of_memory(group))
         verdict.join()
         outcome.result = verdict.whole()
     finally:
@@ -137,15 +146,16 @@ def descriptor_path(descriptor: int) -> str:
 
 
 def run_program(command: list[str], cwd: Path, env: dict[str, str], limits: Limits,
-                keep: int | None = None) -> Outcome:
+                keep: int | None = None, config: bytes = b"") -> Outcome:
     """Start ``command`` in a session of its own (handing it descriptor ``keep`` and closing
-    the grader's copy), wait at most ``limits.seconds``, then kill its group."""
+    the grader's copy, and ``config`` on its standard input), wait at most
+    ``limits.seconds``, then kill its group."""
     start = time.monotonic()
     with _RUNNING_LOCK:
         try:
             if _STOPPED.is_set():        # a worker that was about to start when Ctrl-C came
                 raise RuntimeError("the grading was stopped")
-            child = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+            child = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      start_new_session=True, close_fds=True,
                                      pass_fds=() if keep is None else (keep,))
@@ -154,6 +164,8 @@ def run_program(command: list[str], cwd: Path, env: dict[str, str], limits: Limi
                 os.close(keep)
         _RUNNING.add(child.pid)
     tails = [Tail(child.stdout, limits.output), Tail(child.stderr, limits.output)]
+    feed = threading.Thread(target=_feed, args=(child.stdin, config), daemon=True)
+    feed.start()
     timed_out = False
     try:
         child.wait(timeout=limits.seconds)
@@ -164,10 +176,21 @@ def run_program(command: list[str], cwd: Path, env: dict[str, str], limits: Limi
         child.wait()
         with _RUNNING_LOCK:
             _RUNNING.discard(child.pid)
+    feed.join()
     for tail in tails:
         tail.join()
     return Outcome(child.returncode, timed_out, time.monotonic() - start,
                    tails[0].text(), tails[1].text(), None)
+
+
+def _feed(stream, data: bytes) -> None:
+    """Write ``data`` to a child's standard input and close it (a child that never reads it,
+    or is gone, takes nothing)."""
+    try:
+        with stream:
+            stream.write(data)
+    except OSError:
+        pass
 
 
 def stop_all() -> None:

@@ -13,7 +13,11 @@ Refused (and noted): symbolic links, anything that is not a regular file, files 
 members, and archives with more than ``MAX_MEMBERS`` members. A hand-in that is neither a folder
 nor a regular file (a FIFO, a device), a file that is not a zip, a damaged zip of any kind and a
 zip with two members of the same name are refused whole: ``Submission.refused`` says why, in
-one line, and nothing of it is graded.
+one line, and nothing of it is graded. So is a hand-in that lies in a system folder (``/proc``,
+``/sys``, ``/dev``) or right under ``/``: its folder cannot be covered without taking from every
+box what it needs, so it never reaches ``Submission.folders`` (the folders every box covers).
+A hand-in given as a symbolic link is read through it, once, into memory, like any other; its
+``folders`` name both the link's folder and the target's.
 
 The check files (``check.py``, ``selfcheck/``, ``.github/``) are never used either, but they are
 compared with the issued ones (``issued``: path -> bytes, those of the students' version): a
@@ -79,11 +83,14 @@ def read_submission(path: Path, editable: tuple[str, ...],
             f"cannot be read ({error.strerror or error})"))
     name = path.absolute().name if stat.S_ISDIR(info.st_mode) else path.stem
     submission = Submission(name=shown(name or path), origin=str(path))
+    problem = _place_problem(path, info.st_mode)
+    if problem:
+        submission.refused = problem
+        return submission
+    submission.folders = _holding_folders(path)
     if stat.S_ISDIR(info.st_mode):
         _read_folder(path, editable, submission)
         _read_folder_checks(path, submission)
-    elif not stat.S_ISREG(info.st_mode):
-        submission.refused = "neither a folder nor a regular file (a FIFO or a device?)"
     elif not _is_zip(path):
         submission.refused = "not a folder and not a zip archive"
     else:
@@ -101,6 +108,33 @@ def read_submission(path: Path, editable: tuple[str, ...],
     elif missing:
         submission.notes.append(f"missing (kept the stub): {', '.join(missing)}")
     return submission
+
+
+# Kinds of file that are no hand-in, named as the row says them.
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+SYSTEM_FOLDERS = ("/proc", "/sys", "/dev")
+
+
+def _place_problem(path: Path, mode: int) -> str | None:
+    """Why a hand-in cannot be graded for what it is or where it lies, before any reading."""
+    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+        kind = next((name for test, name in _KINDS if test(mode)), "a special file")
+        return f"neither a folder nor a regular file ({kind})"
+    real = os.path.realpath(path)
+    system = next((folder for folder in SYSTEM_FOLDERS
+                   if real == folder or real.startswith(folder + "/")), None)
+    if system:
+        return f"lies in the system folder {system}, not a student's hand-in"
+    if os.path.dirname(real) == "/":
+        return "lies right under /: move it into a folder of hand-ins"
+    return None
+
+
+def _holding_folders(path: Path) -> tuple[str, ...]:
+    """The folder holding ``path`` as given, and the one holding what it resolves to."""
+    return tuple(sorted({os.path.dirname(os.path.abspath(path)),
+                         os.path.dirname(os.path.realpath(path))}))
 
 
 def _is_zip(path: Path) -> bool:

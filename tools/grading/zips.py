@@ -6,6 +6,11 @@ damaged archive of any kind (bad deflate data, an unknown version or method, a n
 UTF-8 that is not, random damage), one with more than ``MAX_MEMBERS`` members and one with two
 members of the same name are refused whole (``submission.refused``, one line); single members
 that are links, leave the folder or are too large are refused and noted.
+
+A member's name is read the same whoever wrote the archive (``member_name``): ``\\`` is a
+separator as ``/`` is (PowerShell's ``Compress-Archive`` writes ``nim\\nim.py``), and ``.``
+parts and repeated separators are dropped, so that a zip made on Windows grades exactly like the
+same folder zipped on Linux, and two spellings of one name are two members of the same name.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ def read_zip(path: Path, editable: tuple[str, ...], submission: Submission) -> N
                 submission.refused = f"the archive has more than {MAX_MEMBERS:,} members"
                 return
             twice = [name for name, count in Counter(
-                member.filename.replace("\\", "/") for member in members).items() if count > 1]
+                member_name(member) for member in members).items()
+                     if count > 1 and not name.endswith("/")]
             if twice:
                 submission.refused = (f"the archive holds two members named {shown(twice[0])}: "
                                       "which one is meant cannot be told")
@@ -56,8 +62,18 @@ def _problem(error: BaseException) -> str:
     return one_line(f"{type(error).__name__}: {error}", 160)
 
 
+def member_name(member: zipfile.ZipInfo) -> str:
+    """The member's path with ``/`` alone between its parts, ending in ``/`` for a folder; an
+    absolute one keeps its leading ``/`` (refused by ``_member_problem``)."""
+    raw = member.filename.replace("\\", "/")
+    parts = [part for part in raw.split("/") if part not in ("", ".")]
+    lead = "/" if raw.startswith("/") else ""
+    tail = "/" if raw.endswith("/") and parts else ""
+    return lead + "/".join(parts) + tail
+
+
 def _member_problem(member: zipfile.ZipInfo) -> str | None:
-    name = member.filename.replace("\\", "/")
+    name = member_name(member)
     if name.startswith("/") or _DRIVE.match(name):
         return "an absolute path"
     if ".." in PurePosixPath(name).parts:
@@ -75,8 +91,8 @@ def _usable_members(members: list[zipfile.ZipInfo],
         problem = _member_problem(member)
         if problem:
             refused.append(f"{member.filename!r} ({problem})")
-        elif not member.is_dir():
-            usable[member.filename] = member
+        elif not member_name(member).endswith("/"):
+            usable[member_name(member)] = member
     if refused:
         more = f" and {len(refused) - NOTED_NAMES} more" if len(refused) > NOTED_NAMES else ""
         submission.notes.append(f"refused zip members: {', '.join(refused[:NOTED_NAMES])}{more}")

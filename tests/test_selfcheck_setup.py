@@ -2,6 +2,7 @@
 packages say in one line what to run, and judge nothing; and the chapter's header, typed over
 the stub's, leaves the machinery below the student's part working."""
 
+import re
 import shutil
 import subprocess
 import sys
@@ -79,3 +80,96 @@ def test_a_fresh_venv_without_the_packages(tmp_path):
                             timeout=60)
     assert result.returncode == 2 and SETUP_LINE in result.stderr, result.stderr
     assert len(result.stderr.splitlines()) == 1 and result.stdout == ""
+
+
+# --- the chapter's header typed over the stub's ---------------------------------------------------
+
+def over_the_header(folder: Path, chapter, header: str | None = None,
+                    main: str | None = None) -> Path:
+    """The students' version in ``folder`` with everything between MC_Trainer.py's docstring
+    and its Generate_episode -- the stub's imports and module names -- replaced by the chapter's
+    imports and header as printed (or ``header``), and the chapter's solution typed into the
+    pieces (its ``main``, or ``main``)."""
+    import ast
+
+    path = folder / "MC_Trainer.py"
+    text = path.read_text(encoding="utf-8")
+    docstring_end = ast.parse(text).body[0].end_lineno
+    lines = text.splitlines()
+    imports = [line for line in chapter.listing("skeleton_MC_Trainer.py").splitlines()
+               if line.startswith(("from ", "import "))]
+    imports.append("from Random_Agent_Advanced import Random_Agent_Advanced")
+    printed, _, _ = chapter.listing("solution_main.py").partition("def main")
+    at = text.index("\ndef Generate_episode")
+    path.write_text("\n".join(lines[:docstring_end]) + "\n\n" + "\n".join(imports) + "\n\n"
+                    + (printed if header is None else header) + "\n" + text[at:],
+                    encoding="utf-8")
+    chapter.type_in_solution(folder, main=main, header="")
+    return folder
+
+
+def run_in(folder: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], cwd=folder, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def students_version(tmp_path_factory) -> Path:
+    from tools.exercise import make as make_exercise
+    target = tmp_path_factory.mktemp("setup") / "exercise"
+    make_exercise.main(["--out", str(target)])
+    return target
+
+
+def test_the_chapters_header_over_the_stubs_passes_the_check(students_version, tmp_path,
+                                                              chapter):
+    folder = over_the_header(Path(shutil.copytree(students_version, tmp_path / "s")), chapter)
+    text = (folder / "MC_Trainer.py").read_text(encoding="utf-8")
+    assert "\nepochs = " not in text and "\nalpha = " not in text   # the header as printed
+    assert "\ngamma = 0.95" in text and "Q_MC_2026_2" in text
+    done = run_in(folder, "check.py", "--piece", "1", "--piece", "2", "--piece", "3")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "NameError" not in done.stdout + done.stderr
+    for piece in (1, 2, 3):
+        assert re.search(rf"^piece {piece} -- .*: passed", done.stdout, re.M), done.stdout
+
+
+def test_the_chapters_header_over_the_stubs_trains_from_the_command_line(
+        students_version, tmp_path, chapter):
+    """``python MC_Trainer.py`` runs the student's main under the chapter's header (no module
+    ``epochs`` or ``alpha``: its main sets them)."""
+    loop_main = chapter.listing("solution_main.py").partition("def main")[2]
+    quick = "def main" + loop_main.replace("epochs = 200000", "epochs = 3000")
+    folder = over_the_header(Path(shutil.copytree(students_version, tmp_path / "s")), chapter,
+                             main=quick)
+    out = tmp_path / "t.pth"
+    done = run_in(folder, "MC_Trainer.py", "--seed", "1", "--out", str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert out.is_file() and "Traceback" not in done.stderr
+
+
+def test_a_header_without_path_is_named_in_one_line(students_version, tmp_path, chapter):
+    """A header that renamed PATH: the command line says in one line that it needs it (and
+    ``--out`` makes do without it); the check does not need it."""
+    printed = chapter.listing("solution_main.py").partition("def main")[0]
+    header = printed.replace("PATH = ", "TABLE_FILE = ")
+    main = ("def main ():\n    player1.Q[(State(), (1, 1))] = 1.0\n"
+            "    player1.save_Q(TABLE_FILE)\n")
+    folder = over_the_header(Path(shutil.copytree(students_version, tmp_path / "s")), chapter,
+                             header=header, main=main)
+    done = run_in(folder, "MC_Trainer.py", "--seed", "1")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "error: MC_Trainer.py has no module-level PATH, which python MC_Trainer.py needs to run "
+        "your main: define it as the chapter's header does, PATH = 'Data/my_Q_MC_X.pth' (or "
+        "give --out FILE)"]
+
+
+def test_the_chapters_whole_trainer_passes_the_check(students_version, tmp_path, chapter):
+    """The chapter's MC_Trainer.py as printed, solution typed in, over the whole file: no
+    machinery at all, and the check still judges the pieces."""
+    folder = Path(shutil.copytree(students_version, tmp_path / "s"))
+    (folder / "MC_Trainer.py").write_text(chapter.solved_trainer(), encoding="utf-8")
+    done = run_in(folder, "check.py", "--piece", "2", "--piece", "3")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"^piece 3 -- .*: passed \(as X: 200,000 episodes", done.stdout, re.M)

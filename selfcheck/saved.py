@@ -32,21 +32,36 @@ SAME = 1e-9
 
 @dataclass
 class Saves:
-    """The learner's ``save_Q`` as ``main`` meets it: every save writes the learner's table to
-    ``path`` and notes what it held and after how many episodes."""
+    """The learner's ``save_Q`` as ``main`` meets it: every save notes what the table held and
+    after how many episodes; a save to ``path`` (the ``PATH`` the check set) goes through the
+    learner's own ``save_Q``, one to another path is noted in ``elsewhere`` and writes
+    nothing."""
     learner: object
     path: str
     episodes: list = field(default_factory=lambda: [0])   # episodes played so far, in a cell
     made: list = field(default_factory=list)               # (episodes, table) per save
+    elsewhere: list = field(default_factory=list)          # other paths it was given (reprs)
 
     def install(self) -> None:
         real_save = self.learner.save_Q
 
         def save_Q(path=None, *args, **kwargs):
+            given = path if path is not None else next(iter(kwargs.values()), None)
             self.made.append((self.episodes[0], dict(self.learner.Q)))
-            real_save(self.path)
+            if same_path(given, self.path):       # the save goes through the student's call
+                real_save(given, *args)
+            elif repr(given) not in self.elsewhere:  # a path typed in: noted, nothing written
+                self.elsewhere.append(repr(given))
 
         self.learner.save_Q = save_Q
+
+
+def same_path(given: object, path: str) -> bool:
+    """Whether ``given`` (what main passed to ``save_Q``) names the file ``path``."""
+    try:
+        return os.path.abspath(os.fspath(given)) == os.path.abspath(path)
+    except TypeError:            # not a path at all
+        return False
 
 
 def read_back(saves: Saves, total: int) -> dict:

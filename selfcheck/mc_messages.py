@@ -33,9 +33,10 @@ BOOTSTRAPS = ("a Monte Carlo update waits for the end of the game: each step's t
               "return G, the rewards to the end discounted, not the next position's value; "
               + chapter(RETURN_LINE) + ", then " + UPDATE_LINE)
 MISTAKE_HINTS = {
-    FORWARDS: "it walked the episode forwards, so a step's G holds the rewards before it; walk "
-              "it backwards, so that a step's return is its reward plus gamma times the return "
-              "of the step after it (episode 5 has a reward on a middle step): "
+    FORWARDS: "it walked the episode forwards, so a step's G holds the rewards before it; "
+              "walk the episode backwards, so that a step's return is its reward plus gamma "
+              "times the return of the step after it (episode 5 has a reward on a middle "
+              "step): "
               + chapter(WALK_LINE),
     REWARD_ONLY: "each step moved towards its own reward, not towards its return G: walking "
                  "backwards, G = gamma * G + reward, then Q + alpha * (G - Q), so the early "

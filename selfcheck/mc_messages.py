@@ -82,9 +82,9 @@ def mistake_hint(model: str, side: int) -> str:
     if model != NO_NEGATION:
         return MISTAKE_HINTS[model]
     if side == O:
-        return ("its values for O have X's sign: the rewards are X's (a win for O is -1); negate "
-                "them before they go into G, e.g. G = gamma * G + player.player * reward (the "
-                "chapter's line, for X: " + RETURN_LINE + ")")
+        return ("its values for O have X's sign: for O, negate the rewards (they are X's: a "
+                "win for O is -1) before they go into G, e.g. G = gamma * G + player.player * "
+                "reward (the chapter's line, for X: " + RETURN_LINE + ")")
     return ("its values for X have the wrong sign (a win of X's went down, a loss up): the "
             "rewards are already X's, +1 when X wins, so they go into G as they are: "
             + chapter(RETURN_LINE))

@@ -31,8 +31,8 @@ from selfcheck.common import (Failure, Stop, call, close, duration, fmt, one_lin
                               plural)
 from selfcheck.episodes import (CORRECT, FILLER, MODELS, REWARD_ONLY, RUNNING_AVERAGE,
                                 episode_of, hand_made)
-from selfcheck.mc_messages import (ALPHA_LINE, SAVE_LINE, generic_hint, mistake_hint, rate_name, where,
-                                   wrong_alpha)
+from selfcheck.mc_messages import (ALPHA_LINE, SAVE_LINE, generic_hint, mistake_hint,
+                                   rate_name, where, wrong_alpha)
 from State import O, symbol
 
 if TYPE_CHECKING:

@@ -40,7 +40,8 @@ def test_needed_packages_are_the_requirements():
     assert environment_check.missing() == []         # the project's own Python has them all
 
 
-@pytest.mark.parametrize("args", [["check.py"], ["check.py", "--piece", "3"], ["check.py", "--all"]])
+@pytest.mark.parametrize("args", [["check.py"], ["check.py", "--piece", "3"],
+                                  ["check.py", "--all"]])
 def test_check_with_a_bare_python_says_what_to_run(args):
     assert_setup_line(bare(args, ROOT), "check.py")
 
@@ -82,7 +83,7 @@ def test_a_fresh_venv_without_the_packages(tmp_path):
     assert len(result.stderr.splitlines()) == 1 and result.stdout == ""
 
 
-# --- the chapter's header typed over the stub's ---------------------------------------------------
+# --- the chapter's header typed over the stub's -------------------------------------------------
 
 def over_the_header(folder: Path, chapter, header: str | None = None,
                     main: str | None = None) -> Path:

@@ -31,7 +31,7 @@ from selfcheck.common import (Failure, Stop, call, close, duration, fmt, one_lin
                               plural)
 from selfcheck.episodes import (CORRECT, FILLER, MODELS, REWARD_ONLY, RUNNING_AVERAGE,
                                 episode_of, hand_made)
-from selfcheck.mc_messages import (ALPHA_LINE, SAVE_LINE, generic_hint, mistake_hint,
+from selfcheck.mc_messages import (ALPHA_LINE, generic_hint, mistake_hint,
                                    rate_name, where, wrong_alpha)
 from State import O, symbol
 
@@ -191,7 +191,7 @@ def judge(facts: object, side: int, folder: str) -> str:
     notes = check_calls(facts["runs"], facts["learner_only"], facts["episodes"],
                         len(hand_made(side)))
     if facts["saved_elsewhere"]:
-        raise Failure(saved_elsewhere(facts["saved_elsewhere"]))
+        raise Failure(saved.saved_elsewhere(facts["saved_elsewhere"]))
     table = saved.load_saved(os.path.join(folder, "q.pth"))
     saved.check_fresh(facts["saved_at"], facts["episodes"])
     filler = episode_of(FILLER[side], side)
@@ -208,15 +208,6 @@ def judge(facts: object, side: int, folder: str) -> str:
     return (f"as {symbol(side)}: {facts['episodes']:,} episodes, {rate_name(rate)}, gamma "
             f"{gamma:g}, saved, test({one_line(facts['test'], LONGEST_TEST)})"
             + "".join(f"; note: {note}" for note in notes))
-
-
-def saved_elsewhere(paths: list[str]) -> str:
-    """main gave ``save_Q`` a path of its own (``paths``, as repr), not the module's PATH."""
-    shown = ", ".join(one_line(path, LONGEST_TEST) for path in paths)
-    return (f"main saved its table with save_Q({shown}), a path of its own, not PATH: the "
-            "check set MC_Trainer.PATH to a file of its choosing and found no table there. "
-            "Save to the module's name, whatever file it holds -- the chapter's main says so: "
-            f"{SAVE_LINE}")
 
 
 def judge_values(side: int, table: dict, module_gamma: float | None, own_gamma: bool,

@@ -16,7 +16,8 @@ import time
 from dataclasses import dataclass, field
 
 from exact.symmetry import images
-from selfcheck.common import ROOT, Failure, NotOwnWork
+from selfcheck.common import ROOT, Failure, NotOwnWork, one_line
+from selfcheck.mc_messages import SAVE_LINE
 from State import State
 from tables.files import TableError, load_table, save_table
 
@@ -64,9 +65,22 @@ def same_path(given: object, path: str) -> bool:
         return False
 
 
+def saved_elsewhere(paths: list[str]) -> str:
+    """The message for a main that gave ``save_Q`` paths of its own (``paths``, as repr), not
+    the module's PATH."""
+    shown = ", ".join(one_line(path, 80) for path in paths)
+    return (f"main saved its table with save_Q({shown}), a path of its own, not PATH: the "
+            "check set MC_Trainer.PATH to a file of its choosing and found no table there. "
+            "Save to the module's name, whatever file it holds -- the chapter's main says so: "
+            f"{SAVE_LINE}")
+
+
 def read_back(saves: Saves, total: int) -> dict:
     """The table that main saved: the file at ``PATH`` after main (written by ``save_Q``, or by
-    main's own ``torch.save``), unless it is stale (``check_fresh``): ``Failure`` then."""
+    main's own ``torch.save``), unless main saved to a path of its own or the file is stale
+    (``check_fresh``): ``Failure`` then."""
+    if saves.elsewhere:
+        raise Failure(saved_elsewhere(saves.elsewhere[:3]))
     table = load_saved(saves.path)
     check_fresh(saved_at(saves, table), total)
     return table

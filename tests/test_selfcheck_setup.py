@@ -174,3 +174,17 @@ def test_the_chapters_whole_trainer_passes_the_check(students_version, tmp_path,
     done = run_in(folder, "check.py", "--piece", "2", "--piece", "3")
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"^piece 3 -- .*: passed \(as X: 200,000 episodes", done.stdout, re.M)
+
+
+def test_a_name_the_check_needs_is_named_in_one_line(students_version, tmp_path, chapter):
+    """A header that renamed player1: the check cannot hand main its learner, and its line
+    names the missing name instead of a traceback."""
+    printed = chapter.listing("solution_main.py").partition("def main")[0]
+    header = printed.replace("player1 = ", "learner = ")
+    main = "def main ():\n    learner.save_Q(PATH)\n"
+    folder = over_the_header(Path(shutil.copytree(students_version, tmp_path / "s")), chapter,
+                             header=header, main=main)
+    done = run_in(folder, "check.py", "--piece", "3")
+    line = next(line for line in done.stdout.splitlines() if line.startswith("piece 3 "))
+    assert "FAILED" in line and "'player1'" in line, done.stdout
+    assert "Traceback" not in done.stdout + done.stderr

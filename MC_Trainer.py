@@ -26,28 +26,14 @@ giving the chapter's algorithm exactly as printed):
 
 from __future__ import annotations
 
-import inspect
-import random
-import sys
-
-import cli
 from AI_Agent import AI_Agent
-from Agent import Agent
-from exploration.schedules import Schedule
 from Episode import learning_steps, play_game
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced  # noqa: F401 (the chapter's header)
-from State import O, X, State, symbol
-from tables.files import check_writable
+from State import O, X, State
 from TicTacToe import TicTacToe
-from training.command import Trainer, main as train_from_command_line
 from training.loop import train_loop
-from training.monte_carlo import plain_update, refined_update
-from training.options import SELF_PLAY, SIDES, Defaults, Variant, is_self_play
-from training.report import print_reports, test_games
-from training.learners import TableLearner
-from training.rules import chapter_rule
-from training.run import Run, describe_run, learner_seed, make_opponent
+from training.run import Run
 
 # The course's parameters.
 epochs = 200_000
@@ -105,6 +91,31 @@ def test(num: int) -> tuple[int, int, int]:
     return test_games(player1, player2, env, num)
 
 
+# --- Below: the command line's machinery. A student may type the chapter's header over the one
+# above (its imports and module names as printed, or none of epochs, alpha, gamma or PATH), so
+# nothing here reads a name of the header when the module loads: the names are looked up when
+# the command line runs, and one it needs but cannot find is named in one line.
+import inspect  # noqa: E402
+import random  # noqa: E402
+import sys  # noqa: E402
+
+import cli  # noqa: E402
+from Agent import Agent  # noqa: E402
+from exploration.schedules import Schedule  # noqa: E402
+from State import symbol  # noqa: E402
+from tables.files import check_writable  # noqa: E402
+from training.command import Trainer, main as train_from_command_line  # noqa: E402
+from training.monte_carlo import plain_update, refined_update  # noqa: E402
+from training.options import SELF_PLAY, SIDES, Defaults, Variant, is_self_play  # noqa: E402
+from training.report import print_reports, test_games  # noqa: E402
+from training.learners import TableLearner  # noqa: E402
+from training.rules import chapter_rule  # noqa: E402
+from training.run import describe_run, learner_seed, make_opponent  # noqa: E402
+
+# The course's parameters, the solved trainer's defaults (the header above states them too).
+COURSE_EPOCHS, COURSE_GAMMA, COURSE_ALPHA = 200_000, 0.95, 0.01
+
+
 # How the command line trains: the refined update, or the chapter's with --plain. Self-play
 # (--opponent self), where the opponent keeps changing, needs a larger learning rate and more
 # games (with these, both tables were unbeatable for each of 24 seeds tried).
@@ -113,7 +124,7 @@ PLAIN_HELP = ("the chapter's algorithm as printed: every step of every episode u
 TRAINER = Trainer(
     "MC", "Monte Carlo control", "MC_Trainer.py", __doc__.split("\n\n")[0],
     chapter_rule(refined_update),
-    Defaults(epochs, gamma, alpha, "my_Q_MC_{side}.pth",
+    Defaults(COURSE_EPOCHS, COURSE_GAMMA, COURSE_ALPHA, "my_Q_MC_{side}.pth",
              self_play={"epochs": 400_000, "alpha": 0.1}),
     variants={"plain": Variant(PLAIN_HELP, update=chapter_rule(plain_update),
                                meta={"refinements": "none (--plain)"})},
@@ -128,6 +139,23 @@ NEEDS_SOLVED_MAIN = {"plot": "--plot needs the solved trainer, which records the
                              "O table at once",
                      "plain": "--plain chooses between the solved trainer's two algorithms"}
 PARAMETERS = ("epochs", "alpha", "gamma")   # module defaults that a main may set for itself
+MISSING = object()
+# The header's names the command line needs, and how the chapter's header sets each.
+HEADER_NAMES = {
+    "main": "def main(): ...", "Generate_episode": "def Generate_episode(player, epoch): ...",
+    "env": "env = TicTacToe(State())",
+    "player1": "player1 = AI_Agent(1, env, graphics=None, Q_table_PATH=None)",
+    "player2": "player2 = Random_Agent(-1, env, graphics=None)",
+    "PATH": "PATH = 'Data/my_Q_MC_X.pth' (or give --out FILE)"}
+
+
+def require_header(*names: str) -> None:
+    """One line naming the first of the header's ``names`` that MC_Trainer.py lacks, exit 2."""
+    for name in names:
+        if name not in globals():
+            cli.fail(f"error: MC_Trainer.py has no module-level {name}, which python "
+                     f"MC_Trainer.py needs to run your main: define it as the chapter's header "
+                     f"does, {HEADER_NAMES[name]}")
 
 
 def is_your_main() -> bool:
@@ -142,13 +170,15 @@ def run_your_main(argv: list[str]) -> int:
     says which of them cannot reach the student's main, and the module is as it was afterwards
     (so a second run in the same process starts from the same place)."""
     args = TRAINER.parse(argv)
+    require_header("player1", "player2", "env", "Generate_episode",
+                   *(() if args.out else ("PATH",)))
     cli.stop_at_unwritten_piece(player1.epsilon_greedy, Generate_episode, main)
     given = {word[2:].split("=")[0] for word in argv if word.startswith("--")}
     for need, reason in NEEDS_SOLVED_MAIN.items():
         if need in given or (need == SELF_PLAY and is_self_play(args)):
             cli.fail(f"error: {reason}; your main trains on its own (leave the flag out)")
     names = ("player1", "player2", "PATH", *PARAMETERS)
-    kept = {name: globals()[name] for name in names}
+    kept = {name: globals().get(name, MISSING) for name in names}
     sides, decay = (player1.player, player2.player), player1.decay_epochs
     try:
         set_up_your_run(args, given)
@@ -161,7 +191,11 @@ def run_your_main(argv: list[str]) -> int:
         print_reports([TableLearner(player1)], [PATH])
         return 0
     finally:
-        globals().update(kept)
+        for name, value in kept.items():
+            if value is MISSING:
+                globals().pop(name, None)
+            else:
+                globals()[name] = value
         (player1.player, player2.player), player1.decay_epochs = sides, decay
 
 
@@ -204,6 +238,7 @@ def run(argv: list[str] | None = None) -> int:
     """Train from the command line ``argv``: the student's main when it is theirs, else the
     solved trainer (``TRAINER``) as every trainer runs; return the exit status."""
     argv = sys.argv[1:] if argv is None else argv
+    require_header("main")
     if is_your_main() and not ({"-h", "--help"} & set(argv)):
         return run_your_main(argv)
     return train_from_command_line(TRAINER, argv)

@@ -26,8 +26,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import environment_check
+
 if TYPE_CHECKING:
     import numpy as np
+
+# A course script run by a Python without the project's packages stops here, with one line.
+environment_check.check_running_script()
 
 X, O, EMPTY = 1, -1, 0
 

@@ -27,7 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-import cli  # noqa: E402  (the project root must be on the path first)
+import environment_check  # noqa: E402  (the project root must be on the path first)
+environment_check.require("check.py")   # judge nothing with a Python that is not the project's
+import cli  # noqa: E402
 from selfcheck import seal, streams  # noqa: E402
 from selfcheck.verdicts import (  # noqa: E402
     FAILED, NOT_ATTEMPTED, NOT_WRITTEN, PASSED, SKIPPED, TIMED_OUT)

@@ -11,6 +11,11 @@ import signal
 import sys
 from typing import Callable
 
+import environment_check
+
+# A course script run by a Python without the project's packages stops here, with one line.
+environment_check.check_running_script()
+
 USAGE_ERROR = 2      # bad arguments or unusable input
 INTERRUPTED = 130    # Ctrl-C (128 + SIGINT)
 # The message of an exercise stub's NotImplementedError (tools/exercise/contracts.py):

@@ -24,6 +24,9 @@ CLOSE_TO_FLOOR, END = 0.02, 200_000
 # ... but not long before: after 10,000 games the agent still explores a good part of the time.
 STILL_EXPLORING, EARLY = 0.3, 10_000
 SHAPE_TOLERANCE = 1e-6
+# The chapter's epsilon_greedy, as printed: its floor, and its exponential schedule.
+CHAPTER_FLOOR = "if epoch > decay: return final"
+CHAPTER_EXP = "final + (start - final)* math.exp(-1*epoch/decay)"
 
 
 def gather(student: Student) -> list[list]:
@@ -60,6 +63,12 @@ def check(ask: Callable[[int], float]) -> str:
     values = {epoch: ask(epoch) for epoch in EPOCHS}
     check_depends_on_epoch_only(ask, values)
     first, last = values[0], values[END]
+    if close(first, START - FINAL):
+        raise Failure(f"epsilon at episode 0 should be {START}, got {fmt(first)}: the "
+                      f"`{FINAL} +` is missing, so the schedule starts {FINAL} low and heads "
+                      f"for 0 instead of the floor {FINAL} -- epsilon is the floor plus what is "
+                      f"left of the decay, {FINAL} + {START - FINAL:g} * exp(-epoch / tau); the "
+                      f"chapter's schedule says so: {CHAPTER_EXP}")
     if not close(first, START):
         raise Failure(f"epsilon at episode 0 should be {START} (every move explores at first), "
                       f"got {fmt(first)}")
@@ -73,7 +82,9 @@ def check(ask: Callable[[int], float]) -> str:
     lowest = min(values, key=values.get)
     if values[lowest] < FINAL - 1e-12:
         raise Failure(f"epsilon must not go below {FINAL} (keep exploring a little): got "
-                      f"{fmt(values[lowest])} at episode {lowest:,}")
+                      f"{fmt(values[lowest])} at episode {lowest:,} -- once the decay is over, "
+                      f"epsilon stays at the floor; the chapter's schedule says so: "
+                      f"{CHAPTER_FLOOR}")
     shape = schedule_shape(values)
     timing_problem(values, shape)
     if shape is None:

@@ -18,16 +18,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import dis
+import inspect
+import math
 import numbers
 import os
+import sys
 from types import CodeType
 
 from selfcheck import saved, training
 from selfcheck.main_calls import call_runs, check_calls, well_formed_runs
 from selfcheck.common import (Failure, Stop, call, close, duration, fmt, one_line, own_constant,
                               plural)
-from selfcheck.episodes import (CARRY, CORRECT, DROP_LAST, FILLER, FORWARDS, LATE_G, MODELS,
-                                NO_NEGATION, REWARD_ONLY, RUNNING_AVERAGE, episode_of, hand_made)
+from selfcheck.episodes import (CORRECT, FILLER, MODELS, REWARD_ONLY, RUNNING_AVERAGE,
+                                episode_of, hand_made)
+from selfcheck.mc_messages import (ALPHA_LINE, generic_hint, mistake_hint,
+                                   rate_name, where, wrong_alpha)
 from State import O, symbol
 
 if TYPE_CHECKING:
@@ -36,6 +41,7 @@ if TYPE_CHECKING:
 MAX_EPISODES = 2_000_000
 COURSE_EPOCHS = 200_000
 ALPHAS, GAMMAS = (0.01, 0.1, 0.5, 1.0), (0.9, 0.95, 0.99, 1.0)
+COURSE_ALPHA, COURSE_GAMMA = 0.01, 0.95
 # Saves inside the loop: after this many, the time the whole run would spend saving is worked
 # out, and a main that would spend longer than SAVING_SECONDS is stopped and told so.
 SAVES_MEASURED, SAVING_SECONDS = 10, 120
@@ -55,6 +61,7 @@ class StandIns:
         self.too_slow: str | None = None
         self.per_save: tuple[float, int] | None = None   # a save's seconds and pairs, timed once
         self.estimated_at = 0                             # the saves the last estimate saw
+        self.alpha: tuple[float, str] | None = None       # the alpha main was given, and where
 
     def install(self) -> None:
         self.trainer.Generate_episode, self.trainer.test = self.generate, self.test
@@ -62,6 +69,8 @@ class StandIns:
         self.saves.install()
 
     def generate(self, player, epoch):
+        if not self.calls:
+            self.alpha = alpha_given(self.trainer, sys._getframe(1))
         self.calls.append((player, epoch))
         done = len(self.calls) - 1
         self.saves.episodes[0] = len(self.calls)
@@ -96,6 +105,28 @@ class StandIns:
         return 0, 0, 0
 
 
+def alpha_given(trainer, frame) -> tuple[float, str] | None:
+    """The alpha main was given, and where it was set: the first ``alpha`` that a frame from
+    ``frame`` (the caller of ``Generate_episode``) up to main's own holds as a local, else the
+    module's ``alpha``; None when there is none."""
+    main = getattr(inspect.unwrap(trainer.main), "__code__", None)
+    while frame is not None:
+        value = frame.f_locals.get("alpha")
+        if is_number(value):
+            where = "main's" if frame.f_code is main else f"{frame.f_code.co_name}'s"
+            return float(value), f"{where} alpha = {value:g}"
+        if frame.f_code is main:
+            break
+        frame = frame.f_back
+    value = trainer.__dict__.get("alpha")
+    return (float(value), f"the module's alpha = {value:g}") if is_number(value) else None
+
+
+def is_number(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) \
+        and math.isfinite(value) and value > 0
+
+
 def gather(student: Student, side: int, folder: str) -> dict:
     """In the student's process: run the student's ``main`` on the hand-made episodes for
     ``side``, saving into ``folder``; what the judging process needs besides the saved table:
@@ -103,7 +134,9 @@ def gather(student: Student, side: int, folder: str) -> dict:
     the epochs of main's calls of ``Generate_episode`` run-length encoded (``call_runs``),
     whether each call played the learner, when it saved a table it moved on from
     (``saved.saved_at``), the repr of its last ``test`` argument (None: never called), the
-    module's ``gamma`` and whether main has a gamma of its own."""
+    module's ``gamma`` and whether main has a gamma of its own, the alpha main was given
+    (``alpha_given``: ``"alpha"``, ``"alpha_from"``) and the paths main gave ``save_Q`` that
+    are not ``PATH`` (``"saved_elsewhere"``)."""
     trainer = student.trainer(fresh=True)
     episodes = hand_made(side)
     if side == O:
@@ -129,7 +162,10 @@ def gather(student: Student, side: int, folder: str) -> dict:
             "saved_at": at,
             "test": repr(stand_ins.tests[-1])[:LONGEST_TEST] if stand_ins.tests else None,
             "module_gamma": float(module_gamma) if isinstance(module_gamma, float) else None,
-            "own_gamma": not loads_global(trainer.main.__code__, "gamma")}
+            "own_gamma": not loads_global(trainer.main.__code__, "gamma"),
+            "alpha": stand_ins.alpha[0] if stand_ins.alpha else None,
+            "alpha_from": stand_ins.alpha[1][:LONGEST_TEST] if stand_ins.alpha else "",
+            "saved_elsewhere": stand_ins.saves.elsewhere[:3]}
 
 
 def loads_global(code: CodeType, name: str) -> bool:
@@ -145,19 +181,24 @@ def judge(facts: object, side: int, folder: str) -> str:
     the file, with the ``facts`` the student's process sent (see ``gather``)."""
     shapes = {"episodes": int, "runs": list, "learner_only": bool,
               "saved_at": (int, type(None)),
-              "test": (str, type(None)), "module_gamma": (float, type(None)), "own_gamma": bool}
+              "test": (str, type(None)), "module_gamma": (float, type(None)), "own_gamma": bool,
+              "alpha": (float, type(None)), "alpha_from": str, "saved_elsewhere": list}
     if not (isinstance(facts, dict) and all(isinstance(facts.get(key), shape)
                                             for key, shape in shapes.items())
-            and well_formed_runs(facts["runs"], facts["episodes"])):
+            and well_formed_runs(facts["runs"], facts["episodes"])
+            and all(isinstance(path, str) for path in facts["saved_elsewhere"])):
         raise Failure("the run of your main sent back something that is not what it did")
     notes = check_calls(facts["runs"], facts["learner_only"], facts["episodes"],
                         len(hand_made(side)))
+    if facts["saved_elsewhere"]:
+        raise Failure(saved.saved_elsewhere(facts["saved_elsewhere"]))
     table = saved.load_saved(os.path.join(folder, "q.pth"))
     saved.check_fresh(facts["saved_at"], facts["episodes"])
     filler = episode_of(FILLER[side], side)
     seen = {pair for episode in [*hand_made(side), filler] for pair in saved.pairs_of(episode)}
     saved.check_own(table, seen, facts["episodes"])
-    rate, gamma = judge_values(side, table, facts["module_gamma"], facts["own_gamma"])
+    rate, gamma = judge_values(side, table, facts["module_gamma"], facts["own_gamma"],
+                               facts["alpha"], one_line(facts["alpha_from"], LONGEST_TEST))
     if facts["test"] is None:
         raise Failure("main must end with test(100) (the chapter prints it: print(test(100))), "
                       "to show how the trained agent plays")
@@ -169,15 +210,13 @@ def judge(facts: object, side: int, folder: str) -> str:
             + "".join(f"; note: {note}" for note in notes))
 
 
-def rate_name(rate: object) -> str:
-    return "a running average (1/N) for alpha" if rate == RUNNING_AVERAGE else f"alpha {rate:g}"
-
-
-def judge_values(side: int, table: dict, module_gamma: float | None,
-                 own_gamma: bool) -> tuple[object, float]:
+def judge_values(side: int, table: dict, module_gamma: float | None, own_gamma: bool,
+                 alpha: float | None = None, alpha_from: str = "") -> tuple[object, float]:
     """The step size (alpha, or a running average) and gamma with which the saved ``table`` is
     the Monte Carlo update's, or a ``Failure`` that names the mistake the table shows.
-    ``module_gamma``: the trainer module's ``gamma``; ``own_gamma``: main has its own."""
+    ``module_gamma``: the trainer module's ``gamma``; ``own_gamma``: main has its own;
+    ``alpha``: the alpha main was given (``alpha_from`` says where it was set; None: none was,
+    and the chapter's 0.01 holds), which a constant step size must be."""
     steps = [(number, index, (state, action))
              for number, episode in enumerate(hand_made(side))
              for index, (state, action, _) in enumerate(episode[:-1])]
@@ -190,19 +229,26 @@ def judge_values(side: int, table: dict, module_gamma: float | None,
     if all(close(value, 0.0) for value in got.values()):
         raise Failure("the table main saved holds no value for the pairs of its episodes: update "
                       "the agent's own table, player1.Q[(state, action)] = ..., and save that")
-    fitted = fit(side, got, module_gamma)
+    if alpha is None:
+        alpha, alpha_from = COURSE_ALPHA, f"the chapter's {ALPHA_LINE}"
+    fitted = fit(side, got, module_gamma, alpha)
     if fitted is None:
-        raise Failure(generic_hint(side, got, module_gamma))
+        from selfcheck import reference     # loaded up front, kept from the student's process
+        gamma = module_gamma if isinstance(module_gamma, float) else COURSE_GAMMA
+        raise Failure(generic_hint(side, got, gamma,
+                                   reference.expected(side, CORRECT, alpha, gamma)))
     model, rate, gamma = fitted
     if model != CORRECT:
         shown = None if model == REWARD_ONLY else gamma   # no gamma in that table
-        raise Failure(f"{where(side, rate, shown)}: {MISTAKE_HINTS[model]}")
+        raise Failure(f"{where(side, rate, shown)}: {mistake_hint(model, side)}")
     if rate != RUNNING_AVERAGE and close(rate, 1.0):
         raise Failure(f"{where(side, rate, gamma)}: Q is set to G itself; move it only "
                       "a fraction alpha of the way: Q + alpha * (G - Q), with alpha = 0.01")
     if rate != RUNNING_AVERAGE and not 0 < rate < 1:
         raise Failure(f"{where(side, rate, gamma)}: the table moved by a step of "
                       f"{rate:g}; alpha must be between 0 and 1")
+    if rate != RUNNING_AVERAGE and not close(rate, alpha, 1e-6 * alpha):
+        raise Failure(wrong_alpha(side, rate, gamma, alpha, alpha_from))
     # A main that discounts by a number of its own is judged with it; one that does not
     # discount at all while the module's gamma does has left the discount out.
     if isinstance(module_gamma, float) and not close(gamma, module_gamma) \
@@ -215,21 +261,23 @@ def judge_values(side: int, table: dict, module_gamma: float | None,
     return rate, gamma
 
 
-def fit(side: int, got: dict,
-        module_gamma: float | None) -> tuple[str, object, float] | None:
-    """The model (the update or a mistake), step size and gamma that give ``got``."""
+def fit(side: int, got: dict, module_gamma: float | None,
+        alpha: float = 0.01) -> tuple[str, object, float] | None:
+    """The model (the update or a mistake), step size and gamma that give ``got`` (the step
+    size ``alpha`` main was given is tried first)."""
     from selfcheck import reference     # loaded up front, kept from the student's process
-    # A pair met once moves from 0 by alpha times its target: a target of +-1 shows alpha.
-    alphas = {*ALPHAS, *(abs(value) for (number, _), value in got.items()
-                         if number < 3 and 0 < abs(value) <= 1)}
-    rates = [RUNNING_AVERAGE, *sorted(alphas)]
-    gammas = {*GAMMAS, *([module_gamma] if isinstance(module_gamma, float) else []),
-              *observed_gamma(side, got, alphas)}
+    # A pair met once moves from 0 by alpha times its target, one met twice (the pairs of the
+    # first three episodes come again) by 1 - (1 - alpha) ** 2 times it: a target of +-1 shows
+    # alpha either way.
+    shown = [abs(value) for (number, _), value in got.items() if number < 3 and 0 < abs(value) < 1]
+    alphas = {*ALPHAS, *shown, *(1 - math.sqrt(1 - value) for value in shown)}
+    rates = [RUNNING_AVERAGE, alpha, *sorted(alphas - {alpha})]
+    # the usual gammas first, so that one of them is named rather than its rounded-off look-alike
+    known = sorted({*GAMMAS, *([module_gamma] if isinstance(module_gamma, float) else [])})
+    gammas = [*known, *observed_gamma(side, got, alphas)]
     for model in MODELS:
-        if model == NO_NEGATION and side != O:
-            continue
         for rate in rates:
-            for gamma in sorted(gammas):
+            for gamma in gammas:
                 want = reference.expected(side, model, rate, gamma)
                 if all(close(got[key], want[key], 1e-7) for key in got):
                     return model, rate, gamma
@@ -237,55 +285,11 @@ def fit(side: int, got: dict,
 
 
 def observed_gamma(side: int, got: dict, alphas: set) -> list[float]:
-    """The gammas that the first step of the two-step episode 2 shows for each alpha (a pair
-    met once: its value is alpha times (its reward + gamma times the last reward))."""
+    """The gammas that the first step of the two-step episode 2 shows for each alpha (its value
+    is its target, its reward + gamma times the last reward, times alpha for a pair met once or
+    times 1 - (1 - alpha) ** 2 for one met twice)."""
     (_, _, reward), (_, _, last_reward) = hand_made(side)[1][:2]
-    found = [(side * got[(1, 0)] / alpha - reward) / last_reward
-             for alpha in alphas if alpha and last_reward]
+    found = [(side * got[(1, 0)] / share - reward) / last_reward
+             for alpha in alphas if 0 < alpha < 1 and last_reward
+             for share in (alpha, 1 - (1 - alpha) ** 2)]
     return [gamma for gamma in found if 0 < gamma <= 1]  # gamma 0 is the REWARD_ONLY model
-
-
-MISTAKE_HINTS = {
-    FORWARDS: "walk the episode backwards: a step's return G is its reward plus gamma times "
-                "the return of the step after it; walking forwards gives a step the rewards "
-                "before it instead (episode 5 has a reward on a middle step)",
-    REWARD_ONLY: "each step moved towards its own reward, not towards its return G: walking "
-              "backwards, G = gamma * G + reward, then Q + alpha * (G - Q), so the early moves "
-              "of a won game learn too",
-    CARRY: "G must start again at 0 in every episode: yours carries the return of the last "
-             "episode into the next one (set G = 0 inside the loop over epochs)",
-    DROP_LAST: "the last step of each episode, the one with the result, is never updated: "
-                 "after episode.pop() takes off (final_state,), walk every step that is left",
-    NO_NEGATION: "for O, negate the rewards (they are X's: a win for O is -1) before they go "
-                   "into G, e.g. G = gamma * G + player.player * reward",
-    LATE_G: "each step moved towards the return of the steps after it, without its own "
-              "reward: Q was updated with G before G took the step's reward. First "
-              "G = gamma * G + reward, then Q + alpha * (G - Q)",
-}
-
-
-def where(side: int, rate: object, gamma: float | None) -> str:
-    used = rate_name(rate) + ("" if gamma is None else f", gamma {gamma:g}")
-    return f"after the hand-made episodes ({symbol(side)} learns; your main used {used})"
-
-
-def generic_hint(side: int, got: dict, module_gamma: float | None) -> str:
-    """A step that was never updated, or else the first value that is off, against the update
-    with the course's alpha and gamma."""
-    from selfcheck import reference     # loaded up front, kept from the student's process
-    gamma = module_gamma if isinstance(module_gamma, float) else 0.95
-    want = reference.expected(side, CORRECT, 0.01, gamma)
-    lengths = [len(episode) - 1 for episode in hand_made(side)]
-    for (number, index), value in got.items():
-        if close(value, 0.0) and not close(want[(number, index)], 0.0):
-            return (f"step {index + 1} of hand-made episode {number + 1} "
-                    f"({plural(lengths[number], 'step')}) was never updated, its value is "
-                    "still 0: walk every step of each episode, from the last to the first")
-    for (number, index), value in got.items():
-        if not close(value, want[(number, index)], 1e-7):
-            return (f"after main, Q of step {index + 1} of hand-made episode {number + 1} "
-                    f"({plural(lengths[number], 'step')}, {symbol(side)} learns, from an "
-                    f"empty table) should be {want[(number, index)]:.6g} with alpha 0.01 and "
-                    f"gamma {gamma:g}, got {fmt(value)}: walking backwards, G = gamma * G + "
-                    "reward and Q <- Q + alpha * (G - Q)")
-    return "the table does not match the Monte Carlo update"

@@ -11,10 +11,27 @@ load it before the student's code runs and keep it out of the student's process 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Iterator
 
-from selfcheck.episodes import (CARRY, DROP_LAST, FORWARDS, LATE_G, NO_NEGATION,
-                                RUNNING_AVERAGE, REWARD_ONLY, hand_made)
+from selfcheck.episodes import (
+    CARRY, DROP_LAST, EXTRA_DISCOUNT, FIRST_VISIT_EVER, FLIP_G, FLIP_G_REVERSED, FLIP_REWARD,
+    FLIP_REWARD_REVERSED, FORWARDS, LATE_G, NO_MINUS_Q, NO_NEGATION, Q_TARGET, Q_TARGET_FORWARDS,
+    RUNNING_AVERAGE, REWARD_ONLY, TD_TARGET, TD_TARGET_FORWARDS, hand_made)
 from selfcheck.td_cases import ALL_CELLS, ALPHA, GAMMA, SARSA, case_of
+
+# Targets made from the table as it stands (a TD target), by the order the steps are walked in.
+BOOTSTRAPPED = {Q_TARGET: True, TD_TARGET: True, Q_TARGET_FORWARDS: False,
+                TD_TARGET_FORWARDS: False}   # True: from the last step back
+
+
+def _signs(side: int, model: str, count: int) -> list[int]:
+    """The sign each of ``count`` steps' rewards gets (the learner's own is ``side``)."""
+    if model in (NO_NEGATION, FLIP_G_REVERSED):
+        return [-side] * count
+    if model in (FLIP_REWARD, FLIP_REWARD_REVERSED):
+        first = side if model == FLIP_REWARD else -side   # the last step's
+        return [first * (-1) ** (count - 1 - k) for k in range(count)]
+    return [side] * count
 
 
 def _targets(rewards: list[float], gamma: float, model: str, carried: float) -> list[float]:
@@ -29,9 +46,30 @@ def _targets(rewards: list[float], gamma: float, model: str, carried: float) -> 
     targets, G = [0.0] * len(rewards), carried if model == CARRY else 0.0
     for k in reversed(range(len(rewards))):
         before = G
-        G = gamma * G + rewards[k]
-        targets[k] = before if model == LATE_G else G
+        if model in (FLIP_G, FLIP_G_REVERSED):
+            G = rewards[k] - gamma * G
+        else:
+            G = gamma * G + rewards[k]
+        targets[k] = (before if model == LATE_G else gamma * G if model == EXTRA_DISCOUNT
+                      else G)
     return targets
+
+
+def _bootstrapped(values: dict, steps: list, rewards: list[float], gamma: float,
+                  model: str) -> Iterator[tuple]:
+    """The pairs of ``steps`` with the TD target each gets, read from ``values`` as they are when
+    its turn comes (and updated at once: the next target may read it), in the model's order."""
+    order = range(len(steps) - 1, -1, -1) if BOOTSTRAPPED[model] else range(len(steps))
+    for k in order:
+        state, action, _ = steps[k]
+        target = rewards[k]
+        if k + 1 < len(steps):
+            following, played = steps[k + 1][0], steps[k + 1][1]
+            target += gamma * (max(values.get((following, move), 0.0)
+                                   for move in following.legal_actions())
+                               if model in (Q_TARGET, Q_TARGET_FORWARDS)
+                               else values.get((following, played), 0.0))
+        yield (state, action), target
 
 
 def expected(side: int, model: str, rate: object, gamma: float) -> dict[tuple[int, int], float]:
@@ -45,16 +83,23 @@ def expected(side: int, model: str, rate: object, gamma: float) -> dict[tuple[in
     for episode in episodes:
         steps = episode[:-1]
         updated = steps[:-1] if model == DROP_LAST else steps
-        sign = 1 if model == NO_NEGATION else side
-        targets = _targets([sign * reward for _, _, reward in updated], gamma, model, carried)
-        for (state, action, _), target in zip(updated, targets):
-            pair = (state, action)
+        rewards = [sign * reward for sign, (_, _, reward)
+                   in zip(_signs(side, model, len(updated)), updated)]
+        if model in BOOTSTRAPPED:
+            targeted = _bootstrapped(values, updated, rewards, gamma, model)
+        else:
+            targets = _targets(rewards, gamma, model, carried)
+            targeted = (((state, action), target)
+                        for (state, action, _), target in zip(updated, targets))
+            if model == CARRY and targets:
+                carried = targets[0]
+        for pair, target in targeted:
+            if model == FIRST_VISIT_EVER and pair in visits:
+                continue
             visits[pair] = visits.get(pair, 0) + 1
             step = 1 / visits[pair] if rate == RUNNING_AVERAGE else rate
             old = values.get(pair, 0.0)
-            values[pair] = old + step * (target - old)
-        if model == CARRY and targets:
-            carried = targets[0]
+            values[pair] = old + step * (target if model == NO_MINUS_Q else target - old)
     return {(number, index): values.get((state, action), 0.0)
             for number, episode in enumerate(episodes)
             for index, (state, action, _) in enumerate(episode[:-1])}

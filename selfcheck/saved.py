@@ -16,7 +16,8 @@ import time
 from dataclasses import dataclass, field
 
 from exact.symmetry import images
-from selfcheck.common import ROOT, Failure, NotOwnWork
+from selfcheck.common import ROOT, Failure, NotOwnWork, one_line
+from selfcheck.mc_messages import SAVE_LINE
 from State import State
 from tables.files import TableError, load_table, save_table
 
@@ -32,26 +33,54 @@ SAME = 1e-9
 
 @dataclass
 class Saves:
-    """The learner's ``save_Q`` as ``main`` meets it: every save writes the learner's table to
-    ``path`` and notes what it held and after how many episodes."""
+    """The learner's ``save_Q`` as ``main`` meets it: every save notes what the table held and
+    after how many episodes; a save to ``path`` (the ``PATH`` the check set) goes through the
+    learner's own ``save_Q``, one to another path is noted in ``elsewhere`` and writes
+    nothing."""
     learner: object
     path: str
     episodes: list = field(default_factory=lambda: [0])   # episodes played so far, in a cell
     made: list = field(default_factory=list)               # (episodes, table) per save
+    elsewhere: list = field(default_factory=list)          # other paths it was given (reprs)
 
     def install(self) -> None:
         real_save = self.learner.save_Q
 
         def save_Q(path=None, *args, **kwargs):
+            given = path if path is not None else next(iter(kwargs.values()), None)
             self.made.append((self.episodes[0], dict(self.learner.Q)))
-            real_save(self.path)
+            if same_path(given, self.path):       # the save goes through the student's call
+                real_save(given, *args)
+            elif repr(given) not in self.elsewhere:  # a path typed in: noted, nothing written
+                self.elsewhere.append(repr(given))
 
         self.learner.save_Q = save_Q
 
 
+def same_path(given: object, path: str) -> bool:
+    """Whether ``given`` (what main passed to ``save_Q``) names the file ``path``."""
+    try:
+        return os.path.abspath(os.fspath(given)) == os.path.abspath(path)
+    except TypeError:            # not a path at all
+        return False
+
+
+def saved_elsewhere(paths: list[str]) -> str:
+    """The message for a main that gave ``save_Q`` paths of its own (``paths``, as repr), not
+    the module's PATH."""
+    shown = ", ".join(one_line(path, 80) for path in paths)
+    return (f"main saved its table with save_Q({shown}), a path of its own, not PATH: the "
+            "check set MC_Trainer.PATH to a file of its choosing and found no table there. "
+            "Save to the module's name, whatever file it holds -- the chapter's main says so: "
+            f"{SAVE_LINE}")
+
+
 def read_back(saves: Saves, total: int) -> dict:
     """The table that main saved: the file at ``PATH`` after main (written by ``save_Q``, or by
-    main's own ``torch.save``), unless it is stale (``check_fresh``): ``Failure`` then."""
+    main's own ``torch.save``), unless main saved to a path of its own or the file is stale
+    (``check_fresh``): ``Failure`` then."""
+    if saves.elsewhere:
+        raise Failure(saved_elsewhere(saves.elsewhere[:3]))
     table = load_saved(saves.path)
     check_fresh(saved_at(saves, table), total)
     return table

@@ -94,7 +94,7 @@ def save_board_table(path: str, Q: QTable, side: int, meta: dict | None,
     meta = plain_meta(meta or {})
     problem = side_problem(side) or meta_problem(meta)
     try:
-        data = None if problem else board_files.encode(board, dict(Q), int(side), meta)
+        data = None if problem else board_files.encode(board, Q, int(side), meta)
     except ValueError as error:    # an entry that loading would refuse
         problem = str(error)
     if problem:
@@ -215,7 +215,7 @@ def load_table(path: str, side: int | None = None,
             data = read_bounded(path, board_files.MAX_FILE_BYTES, TableError, "a Q-table",
                                 "give the path of a table its trainer saved")
             try:
-                return board_files.decode(path, data, board, side)[:3]
+                return board_files.decode(data, board, side)[:3]
             except ValueError as error:
                 raise TableError(f"{path}: {error}") from None
         if board != TIC_TAC_TOE:
@@ -307,7 +307,10 @@ def read_bounded(path: str, limit: int, error: type[ValueError], kind: str, hint
             raise error(f"{path}: {size:,} bytes is far too large for {kind} (at most {limit:,}); "
                         f"{hint}")
         with open(path, "rb") as stream:
-            data = stream.read(limit + 1)   # the file may have grown since its size was read
+            # the size read first, not the limit: a read of the limit would set it all aside
+            data = stream.read(size + 1)
+            if len(data) > size:     # the file has grown since its size was read
+                data += stream.read(limit + 1 - len(data))
     except FileNotFoundError:
         raise error(f"{path}: no such file; check the path, or {hint}") from None
     except OSError as error_of_os:

@@ -17,10 +17,12 @@ The entries are not turned into a dict: ``tables.board_table.BoardTable`` reads 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
 import os
+import sys
 import zipfile
 from typing import TYPE_CHECKING
 
@@ -45,6 +47,9 @@ FIELDS = {"format": "U", "version": "i", "rows": "i", "cols": "i", "k": "i", "si
 COLUMNS = {"x_bits": "uint32", "o_bits": "uint32", "actions": "uint8", "values": "float64"}
 KINDS = {**FIELDS, **COLUMNS}
 MEMBERS = tuple(KINDS)   # in the order encode writes them
+# Past this size a table may take more than a second or two to read (some four million entries;
+# tools/benchmarks/table_load.py): its load says so on standard error first.
+NOTICE_BYTES = 64 << 20
 MAX_TEXT_CHARS = 1 << 16   # a record of a training run is a few hundred characters
 NPZ_START = b"PK\x03\x04"
 HEADER_VERSIONS = ((1, 0), (2, 0))   # the .npy header versions numpy writes
@@ -61,6 +66,15 @@ def is_board_file(path: str) -> bool:
     except (OSError, ValueError):
         return False
     return start.startswith(NPZ_START) and start[30:40] == b"format.npy"
+
+
+def notice_if_large(path: str) -> None:
+    """One line on standard error before a large table is read, so that a wait has a reason."""
+    with contextlib.suppress(OSError):
+        size = os.path.getsize(path)
+        if size > NOTICE_BYTES:
+            print(f"reading {path}: a table of {size / 2**20:,.0f} MB, a few seconds...",
+                  file=sys.stderr, flush=True)
 
 
 def encode(shape: BoardShape, Q, side: int, meta: dict) -> bytes:

@@ -10,11 +10,13 @@ a 200,000-game Monte Carlo table, with more distinct positions than a trained on
 makes a position object per position dearer). It is written twice: by ``save_board_table``
 (entries sorted by position, then move) and in the order a dict gave them (how tables were
 written before, and the order a table from elsewhere may have). Printed, as medians: the seconds
-of ``load_table`` on each; of the load as it was before (the same archive read and every entry
+of ``load_table`` on each (and the memory it takes, at its peak and held after, against the
+file's size); of the load as it was before (the same archive read and every entry
 checked, then the per-entry popcount and a dict of position objects, kept here for the
 comparison only); the microseconds of a greedy move from either table (the first time a
 position is asked for, and again, as the dict's positions were all made by then); the seconds of
-``load_network`` on a 4x4 network saved as ``DQN_Trainer.py`` saves one.
+``load_network`` on a 4x4 network saved as ``DQN_Trainer.py`` saves one. And the seconds to
+refuse a file of four million copies of one entry (it loaded before, as one entry).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import json
 import statistics
 import sys
 import tempfile
+import tracemalloc
 from pathlib import Path
 from time import perf_counter
 
@@ -37,11 +40,12 @@ from Board_State import intern  # noqa: E402
 from State import X  # noqa: E402
 from tables import board_files  # noqa: E402
 from tables.board_table import CELL_BITS, MOVE_BITS, BoardTable, entry_keys  # noqa: E402
-from tables.files import load_table, save_board_table  # noqa: E402
+from tables.files import TableError, load_table, save_board_table  # noqa: E402
 
 FOUR = BoardShape(4, 4, 4)
 DEFAULT_ENTRIES = 1_500_000
 DEFAULT_RUNS = 3
+REPEATS = 4_000_000   # a file of repeats: one entry, four million times
 
 
 def synthetic_columns(shape: BoardShape, entries: int, seed: int = 1) -> tuple[np.ndarray, ...]:
@@ -105,12 +109,41 @@ def median_seconds(work, runs: int) -> tuple[float, object]:
     return statistics.median(times), result
 
 
+def traced_bytes(work) -> tuple[int, int]:
+    """``(peak, held after)``: the bytes Python and numpy held during and after ``work()``
+    (its result kept), above what they held before."""
+    tracemalloc.start()
+    try:
+        result = work()
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    del result
+    return peak, held
+
+
 def greedy_microseconds(Q, positions: list) -> float:
     """The mean microseconds of a greedy move in each of ``positions``."""
     start = perf_counter()
     for state in positions:
         greedy_action(Q, state)
     return (perf_counter() - start) / len(positions) * 1e6
+
+
+def repeats_line(folder: str, copies: int) -> str:
+    """The seconds to refuse a file of ``copies`` copies of one entry (loaded as one entry once)."""
+    path = str(Path(folder) / "repeats.pth")
+    one = tuple(np.repeat(column[:1], copies) for column in synthetic_columns(FOUR, 1))
+    write_unsorted(path, FOUR, one)
+    start = perf_counter()
+    try:
+        load_table(path, X, FOUR)
+    except TableError as error:
+        message = str(error).removeprefix(f"{path}: ")
+    else:
+        raise AssertionError("a file of repeated entries was loaded")
+    return (f"a file of {copies:,} copies of one entry ({Path(path).stat().st_size:,} bytes): "
+            f"refused in {perf_counter() - start:.2f} s: {message}")
 
 
 def network_line(folder: str, runs: int) -> str:
@@ -151,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
         for name, path in (("sorted (as saved now)", sorted_path),
                            ("unsorted (as saved before)", unsorted_path)):
             seconds, (Q, _, _) = median_seconds(lambda: load_table(path, X, FOUR), args.runs)
-            print(f"  load_table, {name:<27}: {seconds:7.3f} s", flush=True)
+            peak, held = traced_bytes(lambda: load_table(path, X, FOUR))
+            print(f"  load_table, {name:<27}: {seconds:7.3f} s; memory at its peak "
+                  f"{peak / size:.1f}x the file, held after {held / size:.1f}x", flush=True)
         wanted = 10_000
         picks = np.random.default_rng(2).choice(len(columns[0]), wanted, replace=False)
         states = [intern(FOUR, FOUR.decode((int(columns[0][i]), int(columns[1][i]))), X)
@@ -167,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  the load as it was before (a dict of position objects): {seconds:7.3f} s; "
                   f"a greedy move {greedy_microseconds(before, states):.1f} us each", flush=True)
             del before
+        print(repeats_line(folder, REPEATS), flush=True)
         print(network_line(folder, args.runs))
     return 0
 

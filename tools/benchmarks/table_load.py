@@ -27,7 +27,7 @@ import sys
 import tempfile
 import tracemalloc
 from pathlib import Path
-from time import perf_counter
+from time import perf_counter, process_time
 
 import numpy as np
 
@@ -100,13 +100,17 @@ def load_before(path: str, shape: BoardShape) -> dict:
     return Q
 
 
-def median_seconds(work, runs: int) -> tuple[float, object]:
-    times, result = [], None
+def median_seconds(work, runs: int) -> tuple[str, object]:
+    """``("W s wall (C s CPU)", result)``: the medians of ``runs`` calls of ``work()`` (the CPU
+    seconds say what the work costs when other processes share the machine)."""
+    walls, cpus, result = [], [], None
     for _ in range(runs):
-        start = perf_counter()
+        wall, cpu = perf_counter(), process_time()
         result = work()
-        times.append(perf_counter() - start)
-    return statistics.median(times), result
+        walls.append(perf_counter() - wall)
+        cpus.append(process_time() - cpu)
+    return (f"{statistics.median(walls):7.3f} s wall ({statistics.median(cpus):6.3f} s CPU)",
+            result)
 
 
 def traced_bytes(work) -> tuple[int, int]:
@@ -156,7 +160,7 @@ def network_line(folder: str, runs: int) -> str:
     save_network(path, QNetwork(board=FOUR), (X,), {"episodes_done": 200_000})
     seconds, _ = median_seconds(lambda: load_network(path, side=X, board=FOUR), runs)
     return (f"load_network, a 4x4 k=4 network ({Path(path).stat().st_size:,} bytes): "
-            f"{seconds:.3f} s (after importing torch, {imported:.2f} s once a process)")
+            f"{seconds} (after importing torch, {imported:.2f} s once a process)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -185,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
                            ("unsorted (as saved before)", unsorted_path)):
             seconds, (Q, _, _) = median_seconds(lambda: load_table(path, X, FOUR), args.runs)
             peak, held = traced_bytes(lambda: load_table(path, X, FOUR))
-            print(f"  load_table, {name:<27}: {seconds:7.3f} s; memory at its peak "
+            print(f"  load_table, {name:<27}: {seconds}; memory at its peak "
                   f"{peak / size:.1f}x the file, held after {held / size:.1f}x", flush=True)
         wanted = 10_000
         picks = np.random.default_rng(2).choice(len(columns[0]), wanted, replace=False)
@@ -199,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
             seconds, before = median_seconds(lambda: load_before(unsorted_path, FOUR), args.runs)
             assert len(before) == len(Q) and all(before[key] == Q[key] for key in
                                                  list(before)[:100_000]), "the two loads differ"
-            print(f"  the load as it was before (a dict of position objects): {seconds:7.3f} s; "
+            print(f"  the load as it was before (a dict of position objects): {seconds}; "
                   f"a greedy move {greedy_microseconds(before, states):.1f} us each", flush=True)
             del before
         print(repeats_line(folder, REPEATS), flush=True)

@@ -114,7 +114,7 @@ class AI_Agent(Agent):
         ``Q = player1.Q``) sees it. Raises ``tables.files.TableError`` (a ``ValueError``) naming the
         file and the problem; ``self.Q`` is then left as it was. A bigger board's table becomes
         ``self.Q`` as it is (``tables.board_table.BoardTable``, read when asked): copying its
-        millions of entries into a dict would take most of a minute.
+        millions of entries into a dict would take tens of seconds.
         """
         table, _, self.meta = load_table(path, side=self.player, board=self.env.shape)
         if isinstance(table, dict):

@@ -112,8 +112,13 @@ class AI_Agent(Agent):
 
         The table goes into the same dict ``self.Q``, so a name bound to it earlier (the course's
         ``Q = player1.Q``) sees it. Raises ``tables.files.TableError`` (a ``ValueError``) naming the
-        file and the problem; ``self.Q`` is then left as it was.
+        file and the problem; ``self.Q`` is then left as it was. A bigger board's table becomes
+        ``self.Q`` as it is (``tables.board_table.BoardTable``, read when asked): copying its
+        millions of entries into a dict would take tens of seconds.
         """
         table, _, self.meta = load_table(path, side=self.player, board=self.env.shape)
-        self.Q.clear()
-        self.Q.update(table)
+        if isinstance(table, dict):
+            self.Q.clear()
+            self.Q.update(table)
+        else:
+            self.Q = table

@@ -10,4 +10,6 @@
 - ``checks``: what a table entry and its header must be; ``destinations``: where a table may be
   written, temporary files and fallbacks.
 - ``view``: the Q-values of a position laid out as the board.
+- ``board_files`` and ``board_table``: the bigger boards' tables, a numpy archive checked at
+  once and kept as its sorted columns, each position read when a game asks for it.
 """

@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Callable
+from collections.abc import Callable, MutableMapping
 
 from Board import TIC_TAC_TOE, BoardShape
 from State import State, symbol
@@ -36,7 +36,7 @@ FORMAT_NAME = "tictactoe-q-table"
 FORMAT_VERSION = 1
 MAX_FILE_BYTES = guard.MAX_FILE_BYTES
 
-QTable = dict  # {(State, (row, col)): float}
+QTable = MutableMapping  # {(State, (row, col)): float}: a dict, or a loaded BoardTable
 
 # How the pickles of a table begin: ours (a dict whose first entry is the format name) and the
 # course's (a dict whose first key holds a State).
@@ -94,7 +94,7 @@ def save_board_table(path: str, Q: QTable, side: int, meta: dict | None,
     meta = plain_meta(meta or {})
     problem = side_problem(side) or meta_problem(meta)
     try:
-        data = None if problem else board_files.encode(board, dict(Q), int(side), meta)
+        data = None if problem else board_files.encode(board, Q, int(side), meta)
     except ValueError as error:    # an entry that loading would refuse
         problem = str(error)
     if problem:
@@ -204,18 +204,18 @@ def is_table_file(path: str) -> bool:
 
 def load_table(path: str, side: int | None = None,
                board: BoardShape = TIC_TAC_TOE) -> tuple[QTable, int, dict]:
-    """Read a table file of ``board``; return ``(Q, side, meta)``. Raise ``TableError`` for any
-    unusable file, a table of another board among them.
-
-    With ``side`` given, a table for the other side is refused.
-    """
+    """Read a table file of ``board``; return ``(Q, side, meta)``: ``Q`` a dict, or from a file in
+    the bigger boards' format a ``tables.board_table.BoardTable`` (a mapping read when asked).
+    With ``side`` given, a table for the other side is refused. Raise ``TableError`` for any
+    unusable file, a table of another board among them."""
     path = os.fspath(path)
     try:
         if board_files.is_board_file(path):
+            board_files.notice_if_large(path)
             data = read_bounded(path, board_files.MAX_FILE_BYTES, TableError, "a Q-table",
                                 "give the path of a table its trainer saved")
             try:
-                return board_files.decode(path, data, board, side)[:3]
+                return board_files.decode(data, board, side)[:3]
             except ValueError as error:
                 raise TableError(f"{path}: {error}") from None
         if board != TIC_TAC_TOE:
@@ -307,7 +307,9 @@ def read_bounded(path: str, limit: int, error: type[ValueError], kind: str, hint
             raise error(f"{path}: {size:,} bytes is far too large for {kind} (at most {limit:,}); "
                         f"{hint}")
         with open(path, "rb") as stream:
-            data = stream.read(limit + 1)   # the file may have grown since its size was read
+            data = stream.read(size + 1)   # not read(limit): that sets the limit's bytes aside
+            if len(data) > size:           # it has grown since its size was read
+                data += stream.read(limit + 1 - len(data))
     except FileNotFoundError:
         raise error(f"{path}: no such file; check the path, or {hint}") from None
     except OSError as error_of_os:

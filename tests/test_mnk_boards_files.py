@@ -64,7 +64,7 @@ def test_a_table_round_trips_with_its_values_and_meta(tmp_path):
     path = saved(tmp_path, meta=meta)
     Q, side, loaded_meta = load_table(path, side=X, board=FOUR)
     assert Q == table() and side == X and loaded_meta == meta
-    assert list(Q) == list(table())                                   # in the order it was saved
+    assert list(Q) == list(table())                  # by position, then move: as table() lists them
     assert all(type(value) is float for value in Q.values())
     for state, _ in Q:
         assert isinstance(state, BoardState) and shape_of(state) == FOUR
@@ -183,6 +183,12 @@ def huge_member() -> bytes:
     return stream.getvalue() + np.zeros(1).tobytes()
 
 
+def long_header_member() -> bytes:
+    """A .npy member whose header is 200,000 bytes long (numpy reads at most 10,000)."""
+    header = b"{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }" + b" " * 200_000
+    return b"\x93NUMPY\x02\x00" + len(header + b"\n").to_bytes(4, "little") + header + b"\n"
+
+
 NOT_A_ZIP = "not a readable bigger board's Q-table"
 HOSTILE = {   # name: (the file's bytes in tmp_path, what the refusal says)
     "an extra member": (lambda t: changed(t, extra=np.zeros(2)), "other members"),
@@ -196,7 +202,7 @@ HOSTILE = {   # name: (the file's bytes in tmp_path, what the refusal says)
                         "x_bits holds int64"),
     "float32 values": (lambda t: changed(t, values=np.zeros(3, dtype=np.float32)),
                        "values holds float32"),
-    "side 2": (lambda t: changed(t, side=np.array(2)), "side is not 1 or -1"),
+    "side 2": (lambda t: changed(t, side=np.array(2)), "field side is 2, not 1 or -1"),
     "rows 9": (lambda t: changed(t, rows=np.array(9)), "1 to 5 rows, got 9"),
     "another format": (lambda t: changed(t, format=np.array("tictactoe-q-table")),
                        "not a bigger board's Q-table"),
@@ -213,6 +219,27 @@ HOSTILE = {   # name: (the file's bytes in tmp_path, what the refusal says)
     "an infinite value": (lambda t: entries(t, values=[0.5, 0.0, -math.inf]), "entry 2"),
     "O to move in an X table": (lambda t: entries(t, x=[1 << 3, 0, 32]), "entry 0"),
     "two marks ahead": (lambda t: entries(t, x=[0, 0, 32 | 64 | 128], o=[0, 0, 1]), "entry 2"),
+    "a repeated entry": (lambda t: entries(t, x=[0, 0, 0], o=[0, 0, 0], actions=[5, 12, 5]),
+                         "entries 0 and 2 hold the same position and move"),
+    "meta with a list": (lambda t: changed(t, meta=np.array('{"alpha": [1]}')),
+                         "its field meta: meta entry 'alpha' is not a name with a plain value"),
+    "meta nested deep": (lambda t: changed(t, meta=np.array("[" * 50_000)),
+                         "its field meta nests too deep"),
+    "meta of 5,000 digits": (lambda t: changed(t, meta=np.array("1" * 5_000)),
+                             "its field meta is not JSON"),
+    "meta of 70,000 characters": (lambda t: changed(t, meta=np.array(" " * 70_000 + "{}")),
+                                  "member meta is 70,002 characters long"),
+    "a negative episode count": (lambda t: changed(t, meta=np.array('{"episodes_done": -1}')),
+                                 "its field meta: meta episodes_done -1 is not a count"),
+    "version a column": (lambda t: changed(t, version=np.array([1, 1])),
+                         "member version has the shape (2,), not that of a single value"),
+    "side as text": (lambda t: changed(t, side=np.array("1")), "member side holds str"),
+    "rows 2**40": (lambda t: changed(t, rows=np.array(2 ** 40)), "are no board"),
+    "a header numpy refuses": (lambda t: changed(t, values=long_header_member()),
+                               "member values has no header this code reads"),
+    "not numpy's format": (lambda t: changed(t, o_bits=b"just some bytes"),
+                           "member o_bits has no header this code reads"),
+    "no entries": (lambda t: entries(t, x=[], o=[], actions=[], values=[]), "empty Q-table"),
     "cut short": (lambda t: changed(t)[:-150], NOT_A_ZIP),
     "cut in half": (lambda t: changed(t)[:len(changed(t)) // 2], NOT_A_ZIP),
     "a zip's start and nothing else": (lambda t: changed(t)[:60] + b"\0" * 100, NOT_A_ZIP),

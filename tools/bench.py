@@ -56,7 +56,9 @@ OTHER_BENCHMARKS = (("tools/compare.py", ("--bench",), ("--bench", "--epochs", "
                     ("tools/benchmarks/book.py", ("--runs", "{runs}"), ("--runs", "1")),
                     ("tools/benchmarks/quit.py", ("--runs", "{runs}"), ("--runs", "1")),
                     ("tools/benchmarks/hostile.py", (), None),
-                    ("tools/benchmarks/revision.py", ("--runs", "{runs}"), ("--runs", "1")))
+                    ("tools/benchmarks/revision.py", ("--runs", "{runs}"), ("--runs", "1")),
+                    ("tools/benchmarks/table_load.py", ("--runs", "{runs}"),
+                     ("--runs", "1", "--entries", "100000")))
 # The DQN's seeds under every kernel level take most of an hour: make bench-dqn runs them apart.
 QUICK_EPISODES = 300      # --quick: every run this short (it checks the script, not the speed)
 # Every full run's figures are also kept here (git ignores it), dated, for make docs to quote.

@@ -7,7 +7,8 @@ cleanly once the time budget is spent. What is measured is the table main saved 
 early, the learner's table as it stands), once ``selfcheck.saved`` finds it to be main's own:
 no shipped table, no pair from outside its episodes. It is measured exactly and saved for whoever
 wants it (the class grader measures it again with its own code). The project's players and
-``random`` are seeded, so the same code gives the same table.
+``random`` are seeded afresh on every run, so that two hand-ins never share a table by chance
+(the class grader flags two tables that are the same: one was copied).
 
 Judged apart, as the pieces are: main runs in the student's process (``gather``), which saves
 the table into a folder and sends back what main did and the pairs its episodes held; the
@@ -51,10 +52,11 @@ def gather(student: Student, side: int, folder: str, seconds: float) -> dict:
     if side == O:
         switch_sides(trainer)
     learner, generate = trainer.player1, trainer.Generate_episode
+    run = os.urandom(8).hex()    # a seed of this run's: two hand-ins never train the same table
     for role, agent in (("learner", learner), ("opponent", trainer.player2)):
         if isinstance(agent, Agent):    # a student's own opponent may have no generator
-            agent.rng.seed(f"check:train:{symbol(side)}:{role}")
-    random.seed(f"check:train:{symbol(side)}")   # for code that draws from random itself
+            agent.rng.seed(f"check:train:{symbol(side)}:{role}:{run}")
+    random.seed(f"check:train:{symbol(side)}:{run}")   # for code that draws from random itself
     count, seen = [0], set()
     deadline = time.monotonic() + seconds
 

@@ -43,6 +43,7 @@ from tools.grading.sandbox import SHIPPED_TABLES, Settings  # noqa: E402
 from tools.grading.submissions import (  # noqa: E402
     editable_files, read_submission, unique_names)
 from tools.grading.text import shown  # noqa: E402
+from tools.grading.twins import flag_twins  # noqa: E402
 
 DEFAULT_OUT = "grading-report"
 DEFAULT_SECONDS = 600.0
@@ -235,6 +236,7 @@ def grade_class(args, paths: list[Path], out: Path, pristine: dict[str, bytes],
             raise
     finally:
         remove(run_dir)
+    flag_twins(report.done())       # a classmate's table, copied: seen only across the class
     closing(report, report.finish(), started)
 
 

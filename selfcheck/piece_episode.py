@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import random
 
 from Random_Agent import Random_Agent
+from selfcheck import draw
 from selfcheck.common import Failure, as_plain, call, plural
 from State import ONGOING, Live_State, State, position_of, symbol
 from TicTacToe import REWARD, TicTacToe
@@ -54,8 +55,8 @@ class Recorder:
 def recorders(side: int, game: int, log: list) -> tuple[Recorder, Recorder]:
     """The seeded moves of game ``game`` for the learner (playing ``side``) and its opponent:
     the same seeds for the student's game and for its replay."""
-    return (Recorder(LEARNER, f"check:{side}:{game}", log),
-            Recorder(OPPONENT, f"check:{-side}:{game}", log))
+    return (Recorder(LEARNER, f"check:{side}:{game}:{draw.RUN}", log),
+            Recorder(OPPONENT, f"check:{-side}:{game}:{draw.RUN}", log))
 
 
 def recording_agents(student: Student, side: int, game: int, log: list) -> tuple:

@@ -30,8 +30,9 @@ from types import ModuleType
 from Agent import Agent
 from training.curves import exact_results
 from tables.files import save_table
-from selfcheck import saved
-from selfcheck.common import Failure, Stop, call
+from selfcheck import guard, saved
+from selfcheck.common import Failure, NotOwnWork, Stop, call
+from selfcheck.solved import solver_valued
 from exact.solver import worst_case
 from State import O, X, State, position_of, symbol
 
@@ -72,6 +73,7 @@ def gather(student: Student, side: int, folder: str, seconds: float) -> dict:
 
     stopped = False
     with tempfile.TemporaryDirectory() as scratch:
+        guard.allow(scratch)
         saves = saved.Saves(learner, os.path.join(scratch, "q.pth"))
         saves.install()
         trainer.PATH = saves.path
@@ -108,6 +110,10 @@ def judge(facts: object, side: int, folder: str, table: str) -> dict:
     made = saved.load_saved(os.path.join(folder, MADE))
     who = "your learner" if facts["stopped"] else "your main"
     saved.check_own(made, seen, facts["episodes"], who=who)
+    if solver_valued(made, side):
+        raise NotOwnWork(f"the table {who} saved holds the exact solver's values (each move's "
+                         "result under perfect play), which no training gives: the table must "
+                         "be the one your own updates made")
     # The grader measures the file only if it still holds these bytes: a process the student's
     # code left behind could rewrite it once this one is done.
     written = save_table(table, made, side, {"episodes_done": facts["episodes"],

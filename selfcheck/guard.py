@@ -20,6 +20,7 @@ from pathlib import Path
 
 from selfcheck.common import ROOT
 from selfcheck.saved import SHIPPED
+from tables.files import LOAD_EVENT
 
 # The files that hold the pieces (the student's own).
 PIECE_FILES = ("AI_Agent.py", "MC_Trainer.py", "Episode.py", "SARSA_Trainer.py", "Q_Trainer.py",
@@ -72,7 +73,8 @@ def install(issued: set[str] | None) -> None:
             if name.split(".")[0] not in CHECKER_MODULES:
                 return
             what = f"imports the self-check's own code ({name})"
-        elif event == "open":
+        elif event in ("open", LOAD_EVENT):      # a table's load: even of a missing file
+            args = args if event == "open" else (args[0], "r", None)
             path = _relative(args[0])
             if path is not None and (path in SHIPPED or path.split("/")[0] in CHECKER_PATHS):
                 what = (f"opens the shipped table {path}" if path in SHIPPED else

@@ -1,12 +1,13 @@
 """Two hand-ins of a class whose trained tables are the same, or nearly: one was copied.
 
-Contract: ``signature(table)`` (in the measuring child, which loads tables) is a sample of a
-table's values: those of the pairs whose key falls in a fixed share of all keys (``SAMPLED``),
-so that two tables' samples cover the same pairs. ``flag_twins(rows)`` compares the samples of
-every two rows of the class, side by side, and flags both rows of a pair whose values agree, to
-``SAME``, on at least ``TWIN_SHARE`` of the pairs either holds (and on ``TWIN_AT_LEAST`` pairs).
-The self-check trains with a seed drawn afresh on every run, so two honest runs, even of the same
-code, share only the values of a few pairs met once or twice.
+Contract: ``signature(table)`` (in the measuring child, which loads tables) is a small sketch of
+a table: the values of the ``KEPT`` pairs whose keys hash lowest, so that two copies of one table
+keep the same pairs, and two tables trained apart keep pairs of which few agree (it goes back in
+the child's one line of output, which must stay short). ``flag_twins(rows)`` compares the
+sketches of every two rows of the class, side by side, and flags both rows of a pair whose
+values agree, within ``SAME``, on at least ``TWIN_SHARE`` of the pairs kept. The self-check
+trains with a seed drawn afresh on every run, so two honest runs, even of the same code, agree
+only on the values of some pairs met once or twice.
 """
 
 from __future__ import annotations
@@ -18,28 +19,23 @@ from typing import TYPE_CHECKING, Iterable
 if TYPE_CHECKING:
     from tools.grading.results import Row
 
-SAMPLED = 4            # one key in this many is sampled
-MOST_SAMPLED = 5_000   # values sent back per table, at most
-SAME = 1e-9
-TWIN_SHARE, TWIN_AT_LEAST = 0.9, 30
+KEPT = 32
+SAME = 1e-6
+TWIN_SHARE = 0.9
 
 
 def signature(table: dict) -> tuple[tuple[str, float], ...]:
-    """The sampled ``(key, value)`` pairs of ``table`` (pair -> value), sorted by key."""
-    sample = []
-    for pair, value in table.items():
-        key = hashlib.sha256(repr(pair).encode("utf-8")).hexdigest()[:16]
-        if int(key, 16) % SAMPLED == 0 and isinstance(value, (int, float)):
-            sample.append((key, float(value)))
-    return tuple(sorted(sample)[:MOST_SAMPLED])
+    """The sketch of ``table`` (pair -> value): ``(key, value)`` of its ``KEPT`` lowest keys."""
+    keyed = sorted((hashlib.sha256(repr(pair).encode("utf-8")).hexdigest()[:8], value)
+                   for pair, value in table.items() if isinstance(value, (int, float)))
+    return tuple((key, round(float(value), 9)) for key, value in keyed[:KEPT])
 
 
 def alike(first: tuple, second: tuple) -> bool:
-    """Whether two signatures are of the same table, or nearly."""
+    """Whether two sketches are of the same table, or nearly."""
     one, other = dict(first), dict(second)
-    union = one.keys() | other.keys()
     same = sum(1 for key in one.keys() & other.keys() if abs(one[key] - other[key]) <= SAME)
-    return same >= TWIN_AT_LEAST and same >= TWIN_SHARE * len(union)
+    return same >= TWIN_SHARE * max(len(one), len(other), KEPT)
 
 
 def flag_twins(rows: Iterable[Row]) -> None:

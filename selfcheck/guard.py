@@ -20,7 +20,6 @@ from pathlib import Path
 
 from selfcheck.common import ROOT
 from selfcheck.saved import SHIPPED
-from tables.files import LOAD_EVENT
 
 # The files that hold the pieces (the student's own).
 PIECE_FILES = ("AI_Agent.py", "MC_Trainer.py", "Episode.py", "SARSA_Trainer.py", "Q_Trainer.py",
@@ -38,6 +37,7 @@ ANSWERS = ("selfcheck.reference",)
 
 _reached: list[str] = []
 _allowed: list[str] = []
+LOAD_EVENT = "tables.load"      # raised by tables.files.load_table, before it opens anything
 # The files a table can be loaded from (tables.files saves .pth; pickles and numpy files too).
 TABLE_SUFFIXES = (".pth", ".pt", ".pkl", ".pickle", ".npy", ".npz")
 _student_paths: set[str] = set()

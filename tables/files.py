@@ -202,20 +202,15 @@ def is_table_file(path: str) -> bool:
 
 # --- loading -----------------------------------------------------------------------------------
 
-LOAD_EVENT = "tables.load"
-
-
 def load_table(path: str, side: int | None = None,
                board: BoardShape = TIC_TAC_TOE) -> tuple[QTable, int, dict]:
     """Read a table file of ``board``; return ``(Q, side, meta)``. Raise ``TableError`` for any
     unusable file, a table of another board among them.
 
-    With ``side`` given, a table for the other side is refused. Raises the audit event
-    ``tables.load`` with the path first, even for a file that is not there (the self-check
-    watches which tables a student's code loads).
+    With ``side`` given, a table for the other side is refused. Audit event: ``tables.load``.
     """
     path = os.fspath(path)
-    sys.audit(LOAD_EVENT, path)
+    sys.audit("tables.load", path)     # even for a missing file: the self-check watches loads
     try:
         if board_files.is_board_file(path):
             data = read_bounded(path, board_files.MAX_FILE_BYTES, TableError, "a Q-table",

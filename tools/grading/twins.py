@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from itertools import combinations
-from typing import TYPE_CHECKING, Iterable
-
-if TYPE_CHECKING:
-    from tools.grading.results import Row
+from typing import Iterable
 
 KEPT = 32
 SAME = 1e-6
@@ -38,8 +35,9 @@ def alike(first: tuple, second: tuple) -> bool:
     return same >= TWIN_SHARE * max(len(one), len(other), KEPT)
 
 
-def flag_twins(rows: Iterable[Row]) -> None:
-    """Flag every two ``rows`` whose tables of one side are alike (see the module docstring)."""
+def flag_twins(rows: Iterable) -> None:
+    """Flag every two ``rows`` (``results.Row``: not imported, since ``results`` imports the
+    measuring, which imports this) whose tables of one side are alike."""
     rows = list(rows)
     for first, second in combinations(rows, 2):
         for side in ("X", "O"):

@@ -112,7 +112,8 @@ def started(event: str, args: tuple) -> str | None:
     if event in ("os.fork", "os.forkpty"):
         return "forks its process (os.fork, multiprocessing)"
     words = [os.fsdecode(word) for word in _words(args)]
-    text = " ".join(words)
+    words = words[1:] if words[1:2] == words[:1] else words   # Popen: the program, then argv
+    text = " ".join([os.path.basename(words[0]), *words[1:]] if words else [])
     interpreter = os.path.realpath(sys.executable)
     if "python" in text.lower() or interpreter in text or any(
             os.path.realpath(word) == interpreter for word in words[:2] if word.strip()):

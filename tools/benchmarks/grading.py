@@ -129,8 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     timing = (f"{' '.join(jobs) or 'default --jobs'}): {seconds:.0f} s, {seconds / count:.1f} s "
               f"per hand-in (load average {load:.1f} before, {os.getloadavg()[0]:.1f} after)")
     if args.mixed:
-        wrong = [f"{row['name']} ({kind})" for row, kind in zip(rows, named)
-                 if not judged_right(row, kind)]
+        wrong = [f"{row['name']} ({kind}: {row['status']}, {row['total']} points, flags "
+                 f"{row['flags'][:120]!r}, note {row['note'][:200]!r})"
+                 for row, kind in zip(rows, named) if not judged_right(row, kind)]
         print(f"grade.py on {count} mixed hand-ins ({sum(k in HONEST for k in named)} honest, "
               f"{sum(k in MISTAKES for k in named)} mistakes, {len(CHEATS)} cheats; "
               f"{args.epochs:,} episodes each; {timing}; "

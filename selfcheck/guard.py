@@ -1,10 +1,12 @@
-"""What the student's code reaches for while a check runs: the self-check's own code, or a table
-that ships with the repository.
+"""What the student's code reaches for while a check runs: the self-check's own code, a table
+that ships with the repository or any other table, or another Python.
 
 The students' version holds no solved code (``tools/exercise/withheld.py``), but the check's own
 files are there, and so are the trained tables in ``Data/``. A piece must be the student's own:
-importing or reading the self-check's code, or opening a shipped table, from the student's code
-fails the piece, naming what it reached for. The watch is an audit hook (``sys.addaudithook``),
+importing or reading the self-check's code, opening a shipped table, loading a table from outside
+the check's own folders (a classmate's: ``allow`` names the check's), or starting a Python or a
+fork (which this watch would not follow) from the student's code fails the piece, naming what it
+reached for. A table's load is seen even when its file is missing (``tables.load``). The watch is an audit hook (``sys.addaudithook``),
 which Python offers no way to remove; an event counts when a frame of one of the files that hold
 the pieces, or of a file the students' version does not have, is on the stack, so the check's
 own imports and reads do not.

@@ -16,9 +16,8 @@ from Random_Agent import Random_Agent
 from selfcheck import asked, draw, nim_piece, piece_episode
 from selfcheck.asked import Asking, Replaying
 from selfcheck.common import Failure, call, close, fmt
-from selfcheck.episodes import board
-from selfcheck.td_cases import (ALL_CELLS, ALPHA, CASES, GAMMA, Q_LEARNING, RULES, SARSA, final_of,
-                                case_of)
+from selfcheck.td_cases import (ALL_CELLS, ALPHA, CASES, GAMMA, Q_LEARNING, RULES, SARSA, case_of,
+                                final_of)
 from State import O, ONGOING, X, State, symbol
 from TicTacToe import TicTacToe
 

@@ -13,19 +13,34 @@ own main and prints its exact results. Exit status 0 when the pieces that count 
 does not, 2 for bad arguments, 130 after Ctrl-C.
 """
 
-from __future__ import annotations
-
-import json
 import os
-import signal
-import subprocess
 import sys
-import tempfile
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT))
+# Python put this file's folder -- the student's -- first on sys.path: the check's own modules
+# are loaded from the standard library before it goes back there, and a student's file named
+# like one of them (a json.py) stops the check (no "from __future__": it would be looked up there
+# too).
+ROOT_TEXT = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [entry for entry in sys.path if os.path.abspath(entry or os.curdir) != ROOT_TEXT]
+
+import argparse  # noqa: E402,F401  (cli's, loaded before the folder is on the path)
+import ctypes  # noqa: E402,F401  (selfcheck.seal's)
+import json  # noqa: E402
+import signal  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(ROOT_TEXT)
+sys.path.append(ROOT_TEXT)
+from selfcheck import shadow  # noqa: E402  (standard library only)
+
+if __name__ == "__main__" and shadow.shadowing_in(ROOT_TEXT):
+    print(f"check.py: {shadow.message(shadow.shadowing_in(ROOT_TEXT))}", file=sys.stderr)
+    sys.exit(2)
+sys.path.remove(ROOT_TEXT)
+sys.path.insert(0, ROOT_TEXT)
 
 import environment_check  # noqa: E402  (the project root must be on the path first)
 environment_check.require("check.py")   # judge nothing with a Python that is not the project's
@@ -48,13 +63,20 @@ STDERR_BYTES = 4096      # of each end of a piece's stderr (its last line explai
 FORMAT = 1
 # Which earlier pieces run the same functions: if one of them hung, these are not run again.
 RUNS_MAIN, RUNS_EPISODES = {3}, {2}
+TRAINED_BY = {"X": 3, "O": 4}       # the piece whose main trains each side
 
 
 def run_child(arguments: list[str], seconds: float) -> dict:
     """``python -m selfcheck.run ARGUMENTS`` with a time limit; the result it sent, or what
     became of it. The result comes over a pipe the child inherits (a file only where there are
     none, on Windows): nothing a student's code could write as a file is read as a verdict, and
-    it counts only when the child ended by itself, with status 0, after sending it."""
+    it counts only when the child ended by itself, with status 0, after sending it. A file
+    that shadows a needed module, left by an earlier piece's code, would run in the child's
+    judge: the piece fails instead, as not the student's own work."""
+    planted = shadow.shadowing_in(ROOT_TEXT)
+    if planted:
+        return {"verdict": FAILED, "not_own": True,
+                "message": f"written while the check ran: {shadow.message(planted)}"}
     with tempfile.TemporaryDirectory() as folder:
         if os.name == "nt":
             result_file, reading, writing = Path(folder, "result.json"), None, None
@@ -201,6 +223,19 @@ def measurement_line(side: str, result: dict) -> str:
     return f"Your {side} {how}, exact: {numbers}; {beaten}"
 
 
+def disown(results: dict[int, dict], training: dict[str, dict]) -> None:
+    """A training that was not the student's own work (a shipped table loaded by a thread, the
+    check's code reached for) fails the piece whose main trained that side, as not own work: the
+    piece passed on the check's episodes, but main does something else when it really trains."""
+    for side, run in training.items():
+        piece = TRAINED_BY[side]
+        if run.get("not_own") and results.get(piece, {}).get("verdict") == PASSED:
+            results[piece] = {**results[piece], "verdict": FAILED, "not_own": True,
+                              "message": f"the training of your {side} with your main: "
+                                         f"{run['message']}"}
+            print(piece_line(piece, results[piece]), flush=True)
+
+
 def report(path: str, results: dict[int, dict], training: dict[str, dict], seconds: float) -> None:
     """The machine-readable result (``--json``), for the class grader."""
     pieces = [{"number": n, "title": PIECES[n - 1].title, "required": PIECES[n - 1].required,
@@ -251,6 +286,7 @@ def main(argv: list[str] | None = None) -> int:
                 for side, piece in (("X", None), ("O", 4)):
                     if piece is None or results[piece]["verdict"] == PASSED:
                         training[side] = train_and_measure(side, folder)
+                disown(results, training)
         else:
             print("Pieces 1-3 must pass before your agent is trained and measured.")
     counted = [n for n in numbers if PIECES[n - 1].required or args.all or args.piece]

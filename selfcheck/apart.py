@@ -22,7 +22,7 @@ import signal
 from typing import Callable
 
 from selfcheck import seal
-from selfcheck.common import Failure, one_line
+from selfcheck.common import Failure, NotOwnWork, one_line
 from selfcheck.verdicts import FAILED, NOT_ATTEMPTED, NOT_WRITTEN, PASSED
 
 # More than any piece's data (16 games of 9 moves, 26 numbers); a child that sends more is broken.
@@ -60,6 +60,12 @@ def in_child(work: Callable[[], dict], closed: tuple[int, ...]) -> dict:
         answer = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         answer = None
+    if data and code == 0 and not isinstance(answer, dict):
+        # What the check's child sends is one JSON object, or nothing if it broke before: more
+        # (or other) bytes came from the student's code, which found the channel and wrote on it.
+        raise NotOwnWork("your code wrote into the check's own channel while its piece ran (a "
+                         "thread or a hook that writes on every open descriptor): the verdict "
+                         "comes from the check alone")
     if not isinstance(answer, dict):
         how = f"exit status {code}" if code >= 0 else f"killed by {signal_name(-code)}"
         raise Failure(f"your code ended the check's run of it before it sent what it found "

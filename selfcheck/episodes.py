@@ -16,6 +16,9 @@ value the student never set.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+from selfcheck.draw import like
 from State import O, X, State
 
 # How the Monte Carlo update can be computed, right and wrong (selfcheck.reference gives the
@@ -92,5 +95,12 @@ def episode_of(raw: list, side: int) -> list[tuple]:
 
 
 def hand_made(side: int) -> list[list[tuple]]:
-    """The hand-made episodes of the learner ``side``, in order."""
-    return [episode_of(raw, side) for raw in HAND_MADE[side]]
+    """The hand-made episodes of the learner ``side``, in order: drawn for this run in the
+    shape of ``HAND_MADE`` (``selfcheck.draw.like``: no list of answers can be typed in)."""
+    return [episode_of(raw, side) for raw in drawn(side)]
+
+
+@lru_cache(maxsize=None)
+def drawn(side: int) -> tuple:
+    return tuple(like(HAND_MADE[side], [step[0] for step in FILLER[side][:-1]],
+                      f"episodes:{side}"))

@@ -11,8 +11,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import random
+from functools import lru_cache
+from itertools import count
 
 from Random_Agent import Random_Agent
+from selfcheck import draw
 from selfcheck.common import Failure, as_plain, call, plural
 from State import ONGOING, Live_State, State, position_of, symbol
 from TicTacToe import REWARD, TicTacToe
@@ -54,8 +57,30 @@ class Recorder:
 def recorders(side: int, game: int, log: list) -> tuple[Recorder, Recorder]:
     """The seeded moves of game ``game`` for the learner (playing ``side``) and its opponent:
     the same seeds for the student's game and for its replay."""
-    return (Recorder(LEARNER, f"check:{side}:{game}", log),
-            Recorder(OPPONENT, f"check:{-side}:{game}", log))
+    return seeded_pair(side, game, log, run_seed(side))
+
+
+def seeded_pair(side: int, game: int, log: list, run: str) -> tuple[Recorder, Recorder]:
+    return (Recorder(LEARNER, f"check:{side}:{game}:{run}", log),
+            Recorder(OPPONENT, f"check:{-side}:{game}:{run}", log))
+
+
+@lru_cache(maxsize=None)
+def run_seed(side: int) -> str:
+    """This run's seed of the games of ``side`` (``selfcheck.draw``): the first one drawn whose
+    ``GAMES`` games hold a win, a loss and a draw."""
+    for tried in count():
+        run = f"{draw.RUN}:{tried}"
+        endings = set()
+        for game in range(GAMES):
+            learner, opponent = seeded_pair(side, game, [], run)
+            position = State()
+            while position.end_of_game == ONGOING:
+                mover = learner if position.player == side else opponent
+                position = position.children()[mover.rng.choice(position.legal_actions())]
+            endings.add(position.end_of_game)
+        if len(endings) == 3:
+            return run
 
 
 def recording_agents(student: Student, side: int, game: int, log: list) -> tuple:

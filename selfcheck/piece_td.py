@@ -13,12 +13,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from Random_Agent import Random_Agent
-from selfcheck import asked, nim_piece, piece_episode
+from selfcheck import asked, draw, nim_piece, piece_episode
 from selfcheck.asked import Asking, Replaying
 from selfcheck.common import Failure, call, close, fmt
-from selfcheck.episodes import board
-from selfcheck.td_cases import (ALL_CELLS, ALPHA, CASES, GAMMA, Q_LEARNING, RULES, SARSA,
-                                case_of)
+from selfcheck.td_cases import (ALL_CELLS, ALPHA, CASES, GAMMA, Q_LEARNING, RULES, SARSA, case_of,
+                                final_of)
 from State import O, ONGOING, X, State, symbol
 from TicTacToe import TicTacToe
 
@@ -82,7 +81,7 @@ def answer(student: Student, question: list) -> object:
         _, rule, case = question
         side, steps, Q = case_of(case)
         call(f"{rule}.update", student.module(rule).update, Q, list(steps),
-             board(CASES[case][1][-1]), side, GAMMA, ALPHA)
+             final_of(case), side, GAMMA, ALPHA)
         return [Q.get((state, action), 0.0) for state, action, _ in steps]
     return nim_piece.answer(student.module("nim.nim"), question)
 
@@ -91,8 +90,8 @@ def seeded_game(game: int) -> tuple[list, State]:
     """Seeded random game ``game``: its moves ``(state before, action, X's reward)`` and its
     final position (played here, by the rules, with the project's random agents)."""
     env = TicTacToe()
-    agents = {X: Random_Agent(X, env, seed=f"check:steps:{game}"),
-              O: Random_Agent(O, env, seed=f"check:steps:{-game}")}
+    agents = {X: Random_Agent(X, env, seed=f"check:steps:{game}:{draw.RUN}"),
+              O: Random_Agent(O, env, seed=f"check:steps:{-game}:{draw.RUN}")}
     state, moves = State(), []
     while state.end_of_game == ONGOING:
         action = agents[state.player].get_action(state)
@@ -124,9 +123,10 @@ def check_learning_steps(ask) -> None:
 
 
 def check_update(ask, rule: str) -> None:
+    from selfcheck.reference import td_values   # loaded by the judge, never by the student
     name = f"{rule}.update"
-    for case, (side, raw, _, *after) in enumerate(CASES):
-        wanted = after[list(RULES).index(rule)]
+    for case, (side, *_) in enumerate(CASES):
+        wanted = td_values(rule, CORRECT, case)      # this run's case: drawn, not the listed one
         got = asked.value(ask(["update", rule, case]))
         if not (isinstance(got, list) and len(got) == len(wanted)):
             raise asked.not_an_answer()

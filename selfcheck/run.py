@@ -106,6 +106,7 @@ def grade(number: int, result_fd: int) -> dict:
     """The verdict on piece ``number``; ``result_fd`` is closed where the student's code runs."""
     gather, judge = APART[number]
     with tempfile.TemporaryDirectory() as folder:
+        guard.allow(folder)
 
         def in_the_child() -> dict:
             student = students_code()
@@ -131,6 +132,7 @@ def train(side: str, table: str, seconds: float, result_fd: int) -> dict:
     """Training the student's agent for ``side`` with its main, measured here."""
     learner = X if side == "X" else O
     with tempfile.TemporaryDirectory() as folder:
+        guard.allow(folder)
         return apart_verdict(
             lambda: {"verdict": PASSED, "data": training.gather(students_code(), learner, folder,
                                                                 seconds)},

@@ -4,8 +4,9 @@ leaves in them: read by the check (``selfcheck.piece_td``) and by its answer key
 
 from __future__ import annotations
 
+from selfcheck.draw import SYMMETRIES, rng, turned, turned_action
 from selfcheck.episodes import board
-from State import O, X
+from State import O, X, State
 
 GAMMA, ALPHA = 0.9, 0.5
 # side, episode, values before, values after for SARSA, values after for Q-learning. The first
@@ -35,8 +36,25 @@ ALL_CELLS = [(row, column) for row in range(3) for column in range(3)]
 
 
 def case_of(case: int) -> tuple[int, list, dict]:
-    """Hand-made case ``case``: the learner's side, its steps and the table before."""
+    """Hand-made case ``case`` as this run draws it: the learner's side, its steps and the table
+    before, turned or mirrored and the values before scaled (``drawn``), so that the values after
+    differ from run to run (the listed ones are those of the case as written)."""
     side, raw, before, *_ = CASES[case]
-    steps = [(board(cells, side), action, reward) for cells, action, reward in raw[:-1]]
-    Q = {(board(cells, side), action): value for (cells, action), value in before.items()}
+    symmetry, scale = drawn(case)
+    steps = [(board(turned(cells, symmetry), side), turned_action(action, symmetry), reward)
+             for cells, action, reward in raw[:-1]]
+    Q = {(board(turned(cells, symmetry), side), turned_action(action, symmetry)): value * scale
+         for (cells, action), value in before.items()}
     return side, steps, Q
+
+
+def final_of(case: int) -> State:
+    """The final position of hand-made case ``case``, as this run draws it."""
+    return board(turned(CASES[case][1][-1], drawn(case)[0]))
+
+
+def drawn(case: int) -> tuple[tuple[int, ...], float]:
+    """This run's symmetry of case ``case`` and the factor of its values before (0.8 to 1.25: a
+    value below 0 stays below 0, and the order of the values stays as written)."""
+    chance = rng(f"td:{case}")
+    return chance.choice(SYMMETRIES), round(chance.uniform(0.8, 1.25), 3)

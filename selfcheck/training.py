@@ -7,7 +7,8 @@ cleanly once the time budget is spent. What is measured is the table main saved 
 early, the learner's table as it stands), once ``selfcheck.saved`` finds it to be main's own:
 no shipped table, no pair from outside its episodes. It is measured exactly and saved for whoever
 wants it (the class grader measures it again with its own code). The project's players and
-``random`` are seeded, so the same code gives the same table.
+``random`` are seeded afresh on every run, so that two hand-ins never share a table by chance
+(the class grader flags two tables that are the same: one was copied).
 
 Judged apart, as the pieces are: main runs in the student's process (``gather``), which saves
 the table into a folder and sends back what main did and the pairs its episodes held; the
@@ -29,8 +30,9 @@ from types import ModuleType
 from Agent import Agent
 from training.curves import exact_results
 from tables.files import save_table
-from selfcheck import saved
-from selfcheck.common import Failure, Stop, call
+from selfcheck import guard, saved
+from selfcheck.common import Failure, NotOwnWork, Stop, call
+from selfcheck.solved import solver_valued
 from exact.solver import worst_case
 from State import O, X, State, position_of, symbol
 
@@ -51,10 +53,11 @@ def gather(student: Student, side: int, folder: str, seconds: float) -> dict:
     if side == O:
         switch_sides(trainer)
     learner, generate = trainer.player1, trainer.Generate_episode
+    run = os.urandom(8).hex()    # a seed of this run's: two hand-ins never train the same table
     for role, agent in (("learner", learner), ("opponent", trainer.player2)):
         if isinstance(agent, Agent):    # a student's own opponent may have no generator
-            agent.rng.seed(f"check:train:{symbol(side)}:{role}")
-    random.seed(f"check:train:{symbol(side)}")   # for code that draws from random itself
+            agent.rng.seed(f"check:train:{symbol(side)}:{role}:{run}")
+    random.seed(f"check:train:{symbol(side)}:{run}")   # for code that draws from random itself
     count, seen = [0], set()
     deadline = time.monotonic() + seconds
 
@@ -70,6 +73,7 @@ def gather(student: Student, side: int, folder: str, seconds: float) -> dict:
 
     stopped = False
     with tempfile.TemporaryDirectory() as scratch:
+        guard.allow(scratch)
         saves = saved.Saves(learner, os.path.join(scratch, "q.pth"))
         saves.install()
         trainer.PATH = saves.path
@@ -106,6 +110,10 @@ def judge(facts: object, side: int, folder: str, table: str) -> dict:
     made = saved.load_saved(os.path.join(folder, MADE))
     who = "your learner" if facts["stopped"] else "your main"
     saved.check_own(made, seen, facts["episodes"], who=who)
+    if solver_valued(made, side):
+        raise NotOwnWork(f"the table {who} saved holds the exact solver's values (each move's "
+                         "result under perfect play), which no training gives: the table must "
+                         "be the one your own updates made")
     # The grader measures the file only if it still holds these bytes: a process the student's
     # code left behind could rewrite it once this one is done.
     written = save_table(table, made, side, {"episodes_done": facts["episodes"],

@@ -6,8 +6,7 @@ A file holds one dict::
      "meta": {"algorithm": ..., "epochs": ..., "episodes_done": ..., ...},
      "Q": {(State, (row, col)): float}}
 
-Files written by the course's original code (a bare ``{(State, action): float}`` dict whose states
-carry a numpy board) load too; their side is read off the states.
+The course's original files (a bare ``{(State, action): float}`` dict) load too; side from states.
 
 Saving writes exactly the bytes ``torch.save`` would (``tables.torch_format``, without importing
 torch), so the bytes depend on the table alone. Loading never runs code from the file:
@@ -207,8 +206,9 @@ def load_table(path: str, side: int | None = None,
     """Read a table file of ``board``; return ``(Q, side, meta)``: ``Q`` a dict, or from a file in
     the bigger boards' format a ``tables.board_table.BoardTable`` (a mapping read when asked).
     With ``side`` given, a table for the other side is refused. Raise ``TableError`` for any
-    unusable file, a table of another board among them."""
+    unusable file, a table of another board among them. Audit event: ``tables.load``."""
     path = os.fspath(path)
+    sys.audit("tables.load", path)     # even for a missing file: the self-check watches loads
     try:
         if board_files.is_board_file(path):
             board_files.notice_if_large(path)

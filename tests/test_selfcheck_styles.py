@@ -218,17 +218,24 @@ def test_nim_with_the_first_of_tied_moves_and_a_default_passes(students, tmp_pat
     assert status == 0 and ": passed (" in piece_line(output, 5), output
 
 
-def test_each_update_mistake_leaves_values_of_its_own():
+@pytest.mark.parametrize("run", ["as written", *range(8)])
+def test_each_update_mistake_leaves_values_of_its_own(monkeypatch, run):
     """The hand-made cases tell every mistake from the right update, and, on the case where it
     first shows, from every other mistake that the cases before it could not show, so that a
-    hint can name it."""
+    hint can name it: as written (with the values listed), and as runs of the check draw them."""
+    from selfcheck import draw, td_cases
     from selfcheck.reference import td_values
 
+    if run == "as written":
+        monkeypatch.setattr(td_cases, "drawn", lambda case: (draw.SYMMETRIES[0], 1.0))
+    else:
+        monkeypatch.setattr(draw, "RUN", f"test run {run}")
     cases = range(len(piece_td.CASES))
     for rule in piece_td.RULES:
         column = 3 + list(piece_td.RULES).index(rule)
         right = [td_values(rule, piece_td.CORRECT, case) for case in cases]
-        assert right == [pytest.approx(case[column]) for case in piece_td.CASES]
+        if run == "as written":
+            assert right == [pytest.approx(case[column]) for case in piece_td.CASES]
         values = {model: [td_values(rule, model, case) for case in cases]
                   for model in piece_td.MISTAKES}
         first = {model: next((case for case in cases

@@ -45,6 +45,7 @@ from tools.grading.sandbox import SHIPPED_TABLES, Settings  # noqa: E402
 from tools.grading.submissions import (  # noqa: E402
     editable_files, read_submission, unique_names)
 from tools.grading.text import shown  # noqa: E402
+from tools.grading.twins import flag_twins  # noqa: E402
 
 DEFAULT_OUT = "grading-report"
 DEFAULT_SECONDS = 600.0
@@ -283,6 +284,7 @@ def grade_class(args, out: Path, pristine: dict[str, bytes],
         remove(run_dir)
         if memory:
             memory.close()
+    flag_twins(report.done())       # a classmate's table, copied: seen only across the class
     closing(report, report.finish(), started)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from selfcheck.shadow import shadowing
+
 # A student's source file is a few kilobytes; anything this large is not one.
 MAX_FILE_BYTES = 1 * 2**20
 MAX_MEMBERS = 20_000
@@ -38,4 +40,13 @@ class Submission:
 def is_check_file(name: str) -> bool:
     """Whether the hand-in's file ``name`` (a relative path) is one that decides a verdict."""
     return (name == CHECK_FILES[0] or name.startswith(CHECK_FILES[1:]) or name in STARTUP_FILES
-            or ("/" not in name and name.endswith(".pth")))
+            or ("/" not in name and name.endswith(".pth")) or bool(shadowing_name(name)))
+
+
+def shadowing_name(name: str) -> str:
+    """The module that the hand-in's file ``name`` would be imported as in place of one Python
+    or the check needs (``json.py``, ``random/__init__.py``: ``selfcheck.shadow``), or ""."""
+    top = name[:-len("/__init__.py")] + "/" if name.count("/") == 1 and name.endswith(
+        "/__init__.py") else name
+    found = shadowing([top]) if "/" not in top.rstrip("/") else []
+    return found[0].rstrip("/").split(".")[0] if found else ""

@@ -39,6 +39,7 @@ class Measure:
     advanced: tuple[float, float, float]
     unbeatable: bool
     shipped: str = ""          # the shipped table it holds, if any
+    signature: tuple = ()      # a sample of its values (``twins.signature``)
 
 
 class MeasureError(ValueError):
@@ -79,7 +80,7 @@ def measure_all(tables: dict[str, bytes], run_dir: Path, shipped: dict[str, str]
         return {side: failed for side in tables}
     return {side: MeasureError(answer["error"]) if "error" in answer else
             Measure(tuple(answer["random"]), tuple(answer["advanced"]), answer["unbeatable"],
-                    answer["shipped"])
+                    answer["shipped"], tuple(map(tuple, answer.get("signature", ()))))
             for side, answer in answers.items()}
 
 
@@ -108,13 +109,15 @@ def measured(path: str, side: str, shipped: list) -> dict:
     from exact.solver import worst_case
     from selfcheck.saved import holds_copy
     from State import O, X
+    from tools.grading.twins import signature
     from training.curves import exact_results
 
     agent = AI_Agent(X if side == "X" else O, Q_table_PATH=path, train=False)
     found = next((name for name, table in shipped if holds_copy(agent.Q, table)), "")
     results = exact_results(agent)
     return {"random": results["random"], "advanced": results["advanced"],
-            "unbeatable": worst_case(agent)[0] >= 0, "shipped": found}
+            "unbeatable": worst_case(agent)[0] >= 0, "shipped": found,
+            "signature": signature(agent.Q)}
 
 
 if __name__ == "__main__":

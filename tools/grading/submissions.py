@@ -37,7 +37,8 @@ from pathlib import Path
 
 from selfcheck.pieces import STUB_PREFIX
 from tools.grading.handin import (
-    CHECK_FILES, MAX_CHECK_FILES, MAX_FILE_BYTES, NOTED_NAMES, Submission, is_check_file)
+    CHECK_FILES, MAX_CHECK_FILES, MAX_FILE_BYTES, NOTED_NAMES, Submission, is_check_file,
+    shadowing_name)
 from tools.grading.stubs import untouched
 from tools.grading.text import shown
 from tools.grading.zips import read_zip
@@ -161,11 +162,15 @@ def changed_checks(found: dict[str, bytes], issued: dict[str, bytes]) -> list[st
     changed = sorted(name for name, data in found.items()
                      if (name not in issued or not same(data, issued[name]))
                      and not written_by_python(name, data))
+    shadows = [name for name in changed if shadowing_name(name)]
+    changed = [name for name in changed if name not in shadows]
+    flags = [f"{shown(name)} is named like the module {shadowing_name(name)} that Python or the "
+             "check needs (it would be imported in its place): not used" for name in shadows]
     if not changed:
-        return []
+        return flags
     more = f" and {len(changed) - NOTED_NAMES} more" if len(changed) > NOTED_NAMES else ""
-    return [f"check files differ from the issued ones: "
-            f"{', '.join(map(shown, changed[:NOTED_NAMES]))}{more}"]
+    return flags + [f"check files differ from the issued ones: "
+                    f"{', '.join(map(shown, changed[:NOTED_NAMES]))}{more}"]
 
 
 def unique_names(submissions: list[Submission]) -> None:
@@ -206,12 +211,15 @@ def _read_folder_checks(folder: Path, submission: Submission) -> None:
     however deep: no recursion)."""
     try:
         with os.scandir(folder) as scan:
-            beside = [entry for entry in scan if is_check_file(entry.name)]
+            beside = [entry for entry in scan if is_check_file(entry.name)
+                      or is_check_file(f"{entry.name}/__init__.py")]
     except OSError:
         beside = []
     for entry in beside:
         if entry.is_file(follow_symlinks=False):
             _take_check(Path(entry.path), entry.name, submission)
+        elif entry.is_dir(follow_symlinks=False):        # a package named like a needed module
+            _take_check(Path(entry.path, "__init__.py"), f"{entry.name}/__init__.py", submission)
     pending = [name.rstrip("/") for name in CHECK_FILES[1:]]
     while pending and len(submission.checks) < MAX_CHECK_FILES:
         relative = pending.pop()

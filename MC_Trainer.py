@@ -154,10 +154,10 @@ def run_your_main(argv: list[str]) -> int:
         set_up_your_run(args, given)
         try:
             main()
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as interrupt:
             print("\nInterrupted: your main was stopped before it finished; it saved nothing "
                   "unless it saves along the way", file=sys.stderr)
-            return cli.INTERRUPTED
+            return cli.stop_status(cli.signal_of(interrupt))
         print_reports([TableLearner(player1)], [PATH])
         return 0
     finally:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -229,9 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     # descriptors (the pieces' results come in through them), and none outlives its piece.
     seal.undumpable()
     seal.become_subreaper()
-    for name in ("SIGTERM", "SIGHUP"):     # handled as Ctrl-C is: the running piece is ended
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), signal.default_int_handler)
+    cli.handle_stop_signals()    # SIGTERM and SIGHUP end the running piece, as Ctrl-C does
     if args.hint is not None:
         from selfcheck.hints import next_hint
         print(next_hint(args.hint, ROOT))

@@ -41,6 +41,7 @@ class Run:
     label: str = "training"       # the progress bar's title
     curve: LearningCurve | None = None
     plot: str | None = None       # where to draw the curve
+    stopped_by: int | None = None  # the signal that stopped the training early, if one did
 
     @property
     def agents(self) -> list[Agent]:

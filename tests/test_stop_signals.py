@@ -1,0 +1,104 @@
+"""Every script ends the same way after Ctrl-C or SIGTERM, wherever the signal lands: one line on
+stderr and the status 128 + the signal (130 after Ctrl-C, 143 after SIGTERM) -- during the
+evaluation after training too, inside a callback where Python would drop the interrupt, and while
+the process ends."""
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tables.files import load_table
+
+ROOT = Path(__file__).resolve().parent.parent
+posix_only = pytest.mark.skipif(os.name != "posix", reason="sends POSIX signals")
+
+
+def run_script(code: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``code`` run by a fresh Python with the repository on its path."""
+    return subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
+                           + code], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+@posix_only
+@pytest.mark.solved_only
+@pytest.mark.parametrize("number, line", [(signal.SIGTERM, "Stopped by SIGTERM."),
+                                          (signal.SIGINT, "Interrupted.")])
+def test_a_signal_during_the_evaluation_after_training_ends_with_its_line_and_status(
+        tmp_path, number, line):
+    """The table is saved, then the test games run: the signal arrives in the middle of them."""
+    done = run_script(f"""
+import os, runpy, time
+import training.command
+def signalled(*args):
+    os.kill(os.getpid(), {int(number)})
+    time.sleep(30)
+training.command.test_games = signalled
+sys.argv = ["Q_Trainer.py", "--epochs", "200", "--seed", "1", "--out", "t.pth"]
+runpy.run_path({str(ROOT / "Q_Trainer.py")!r}, run_name="__main__")
+""", tmp_path)
+    assert done.returncode == 128 + number, done
+    assert done.stderr.strip().splitlines()[-1] == line, done.stderr
+    assert "Traceback" not in done.stderr
+    assert load_table(tmp_path / "t.pth")[2]["episodes_done"] == 200
+
+
+@posix_only
+@pytest.mark.parametrize("number, line", [(signal.SIGTERM, "Stopped by SIGTERM."),
+                                          (signal.SIGINT, "Interrupted.")])
+def test_an_interrupt_raised_where_python_drops_it_still_stops_the_script(tmp_path, number, line):
+    """A signal whose exception is raised inside a weakref callback (as happens inside torch or
+    tqdm) is not lost with "Exception ignored in ...": the script stops all the same."""
+    done = run_script(f"""
+import os, time, weakref
+import cli
+
+class Thing:
+    pass
+
+def main():
+    thing = Thing()
+    def callback(reference):
+        os.kill(os.getpid(), {int(number)})
+        time.sleep(0.5)       # the handler raises here, inside the callback
+    keep = weakref.ref(thing, callback)
+    del thing
+    time.sleep(30)
+    print("went on")
+    return 0
+
+cli.run(main)
+""", tmp_path)
+    assert done.returncode == 128 + number, done
+    assert "Exception ignored" not in done.stderr and "went on" not in done.stdout, done
+    assert done.stderr.strip().splitlines()[-1] == line
+
+
+@posix_only
+@pytest.mark.parametrize("number, line", [(signal.SIGTERM, "Stopped by SIGTERM."),
+                                          (signal.SIGINT, "Interrupted.")])
+def test_a_signal_while_the_script_ends_gives_its_line_and_status(tmp_path, number, line):
+    """From the last exit handlers on Python would restore the default handlers (and be killed
+    by the signal, with no line): the script ends before that."""
+    done = run_script(f"""
+import atexit, os, signal
+import cli
+atexit.register(os.kill, os.getpid(), {int(number)})
+cli.run(lambda: print("done") or 0)
+""", tmp_path)
+    assert (done.returncode, done.stdout) == (128 + number, "done\n"), done
+    assert done.stderr.strip() == line
+
+
+def test_a_script_that_ends_normally_keeps_its_status_and_output(tmp_path):
+    done = run_script("""
+import cli
+def main():
+    print("partial", end="")      # not flushed by a newline: ending early must not lose it
+    return 3
+cli.run(main)
+""", tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (3, "partial", "")

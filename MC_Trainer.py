@@ -45,6 +45,7 @@ from training.loop import train_loop
 from training.monte_carlo import plain_update, refined_update
 from training.options import SELF_PLAY, SIDES, Defaults, Variant, is_self_play
 from training.report import print_reports, test_games
+from training.destination import Purpose, check_destination
 from training.learners import TableLearner
 from training.rules import chapter_rule
 from training.run import Run, describe_run, learner_seed, make_opponent
@@ -181,7 +182,8 @@ def set_up_your_run(args, given: set[str]) -> None:
         if isinstance(agent, Agent):
             agent.rng.seed(learner_seed(args.seed, role))
     PATH = args.out or PATH
-    check_writable(PATH, force=args.force)
+    check_destination(PATH, Purpose("table", env.shape, (player1.player,)), args.force,
+                      check_writable)
     own = [name for name in PARAMETERS if name in inspect.unwrap(main).__code__.co_varnames]
     for name in PARAMETERS:
         if name in given:

@@ -23,6 +23,7 @@ from State import X, symbol
 from tables.files import check_writable
 from TicTacToe import TicTacToe
 from training.curves import LearningCurve
+from training.destination import Purpose, check_destination
 from training.learners import Learner, TableLearner
 from training.options import SIDES, default_file, is_self_play, table_paths
 from training.rules import Rule
@@ -172,8 +173,10 @@ def build_run(algorithm: str, title: str, args: argparse.Namespace, out_name: st
               label=f"{algorithm} {symbol(side)}")
     if args.resume:     # first: what is wrong with the file says more than "not a Q-table file"
         run.start = resume_all(args.resume, learners, args.epochs, recorded)
-    for where in run.paths:
-        check_writable(where, force=args.force)
+    resumed = table_paths(args.resume, len(learners)) if args.resume else [None] * len(learners)
+    for where, learner, resumed_file in zip(run.paths, learners, resumed):
+        purpose = Purpose("table", env.shape, (learner.agent.player,))
+        check_destination(where, purpose, args.force, check_writable, resumed_file)
     for learner in learners:
         side_name = symbol(learner.agent.player)
         learner.describe(describe_run(algorithm, side_name, args, run.start) | recorded)

@@ -198,7 +198,7 @@ def set_up_your_run(args, given: set[str]) -> None:
     player1.meta = describe_run("your main", symbol(player1.player), args, 0)
     player1.meta.update({name: "set by your main" for name in own})
     print(f"Training with your main: {symbol(player1.player)} against {type(player2).__name__}, "
-          f"seed {args.seed}, saving to {PATH}"
+          f"seed {args.seed}, saving to {cli.shown(PATH)}"
           + (f" (it sets {', '.join(own)} itself)" if own else ""))
 
 

@@ -73,7 +73,7 @@ def first_agent_results(first: str, second: str, side: int, games: int | None, s
             raise ValueError(f"exact probabilities cannot be computed: {error}") from None
     else:
         outcome = as_outcome(*play_games(x_agent, o_agent, env, games,
-                                         progress=f"{first} as {symbol(side)}"))
+                                         progress=f"{cli.shown(first)} as {symbol(side)}"))
     return side_result(outcome, side)
 
 

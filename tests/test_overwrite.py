@@ -80,6 +80,7 @@ def test_what_a_file_is_for_is_read_from_its_header(tmp_path):
 
 # --- refused without --force --------------------------------------------------------------------
 
+@pytest.mark.solved_only   # the solved trainers
 @pytest.mark.parametrize("existing, flags, words", [
     (table_4x4, [], ["a table for X on the 4x4 k=4 board", "a table for X on the 3x3 k=3"]),
     (table_3x3, ["--board", "4x4", "--k", "4"], ["a table for X on the 3x3 k=3 board", "4x4 k=4"]),
@@ -96,6 +97,7 @@ def test_a_table_for_another_board_or_side_is_not_replaced(tmp_path, capsys, exi
     assert_refused(status, err, path, before, *words)
 
 
+@pytest.mark.solved_only   # the solved trainers
 def test_self_play_does_not_replace_a_table_of_the_other_side(tmp_path, capsys):
     before = table_3x3(tmp_path / "t_X.pth", O)     # an O table under the name for X
     status, err, _ = command_line(Q_Trainer.run, [*SHORT, "--opponent", "self", "--out",
@@ -104,6 +106,7 @@ def test_self_play_does_not_replace_a_table_of_the_other_side(tmp_path, capsys):
     assert not (tmp_path / "t_O.pth").exists()
 
 
+@pytest.mark.solved_only   # the solved trainers
 def test_a_network_is_not_replaced_by_a_table_nor_a_table_by_a_network(tmp_path, capsys):
     net = tmp_path / "n.pth"
     before = network(net)
@@ -116,6 +119,7 @@ def test_a_network_is_not_replaced_by_a_table_nor_a_table_by_a_network(tmp_path,
     assert_refused(status, err, table, before, "is a table for X", "saves a network for X")
 
 
+@pytest.mark.solved_only   # the solved trainers
 def test_a_network_for_another_side_is_not_replaced(tmp_path, capsys):
     path = tmp_path / "n.pt"
     before = network(path, (X,))
@@ -124,6 +128,7 @@ def test_a_network_for_another_side_is_not_replaced(tmp_path, capsys):
     assert_refused(status, err, path, before, "a network for X on", "saves a network for O")
 
 
+@pytest.mark.solved_only   # the solved trainers
 def test_a_shipped_table_is_never_replaced_without_force(tmp_path, capsys):
     shipped = os.path.join(cli.REPOSITORY, destination.SHIPPED[0])
     path = tmp_path / "link.pth"
@@ -136,6 +141,7 @@ def test_a_shipped_table_is_never_replaced_without_force(tmp_path, capsys):
     assert path.read_bytes() == before
 
 
+@pytest.mark.solved_only   # the solved trainers
 def test_with_force_a_shipped_table_is_replaced_and_kept_as_bak(tmp_path, capsys, monkeypatch):
     course = tmp_path / "course"
     (course / "Data").mkdir(parents=True)
@@ -154,6 +160,7 @@ def test_with_force_a_shipped_table_is_replaced_and_kept_as_bak(tmp_path, capsys
 
 # --- replaced, and kept ---------------------------------------------------------------------------
 
+@pytest.mark.solved_only   # the solved trainers
 def test_a_rerun_says_it_replaces_the_students_table_and_keeps_the_previous_one(tmp_path, capsys):
     path = tmp_path / "my_Q_X.pth"
     assert command_line(Q_Trainer.run, [*SHORT, "--out", str(path)], capsys)[0] == 0
@@ -167,6 +174,7 @@ def test_a_rerun_says_it_replaces_the_students_table_and_keeps_the_previous_one(
     assert load_table(path)[2]["episodes_done"] == 300
 
 
+@pytest.mark.solved_only   # the solved trainers
 def test_with_force_a_table_of_another_board_is_replaced_and_kept(tmp_path, capsys):
     path = tmp_path / "t.pth"
     before = table_4x4(path)
@@ -177,6 +185,7 @@ def test_with_force_a_table_of_another_board_is_replaced_and_kept(tmp_path, caps
     assert load_table(path)[1] == X and "kept as" in out
 
 
+@pytest.mark.solved_only   # the solved trainers
 def test_resuming_into_the_same_file_keeps_no_copy(tmp_path, capsys):
     path = tmp_path / "t.pth"
     assert command_line(Q_Trainer.run, [*SHORT, "--out", str(path)], capsys)[0] == 0
@@ -186,6 +195,7 @@ def test_resuming_into_the_same_file_keeps_no_copy(tmp_path, capsys):
     assert load_table(path)[2]["episodes_done"] == 400 and not (tmp_path / "t.pth.bak").exists()
 
 
+@pytest.mark.solved_only   # the solved trainers
 def test_a_backup_that_cannot_be_written_stops_the_run_before_it_trains(tmp_path, capsys):
     path = tmp_path / "t.pth"
     before = table_3x3(path)

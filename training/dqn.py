@@ -93,7 +93,7 @@ class NetworkLearner:
         kept = self.keeper.describe() if self.keeper is not None and first else ""
         return (f"{kept}\n" * bool(kept) + f"{exact_report(agent, path)}\n"
                 f"perfect moves: {right:,} of {total:,} {symbol(agent.player)} positions "
-                f"({right / total:.2%}); the others: {cli.measure_command()} --mistakes {path}")
+                f"({right / total:.2%}); the others: {cli.measure_command()} --mistakes {cli.shown(path)}")
 
 
 def pick_device(choice: str) -> str:

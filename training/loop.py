@@ -140,10 +140,10 @@ def train_loop(run: Run, learn: Callable[[int], State], show_progress: bool = Tr
     run.stopped_by = stop.number if interrupted else None
     print(f"Trained {done - run.start:,} episodes in {seconds:.1f} s "
           f"({(done - run.start) / max(seconds, 1e-9):,.0f} episodes/s)")
-    names = " and ".join(kept)
+    names = " and ".join(cli.shown(where) for where in kept)
     if kept and interrupted and done < run.epochs:
         print(f"Interrupted: saved {done:,} of {run.epochs:,} episodes to {names} "
-              f"(continue with --resume {kept[0]} --epochs {run.epochs})")
+              f"(continue with --resume {cli.shown(kept[0])} --epochs {run.epochs})")
     elif kept:
         print(f"Saved the {run.learners[0].noun}{'s' if len(kept) > 1 else ''} to {names}")
     if not_saved:       # the work is kept in a fallback file, which the one line names
@@ -151,7 +151,7 @@ def train_loop(run: Run, learn: Callable[[int], State], show_progress: bool = Tr
     if run.curve is not None and run.plot:
         run.curve.evaluate(done)
         run.curve.save(run.plot)
-        print(f"Saved the learning curves to {run.plot}")
+        print(f"Saved the learning curves to {cli.shown(run.plot)}")
     return not interrupted
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+import cli
 from AI_Agent import AI_Agent
 from Agent import Agent, seats
 from Board import TIC_TAC_TOE
@@ -132,7 +133,7 @@ def resume_all(path: str, learners: list[TableLearner], epochs: int, recorded: d
             agent.decay_epochs = Schedule(agent.epsilon_schedule).window(planned)
         done.append(covered)
     if len(set(done)) > 1:
-        print(f"note: the X and O tables of {path} record {done[0]:,} and {done[1]:,} episodes; "
+        print(f"note: the X and O tables of {cli.shown(path)} record {done[0]:,} and {done[1]:,} episodes; "
               f"both go on from {min(done):,}")
     return check_more_to_do(path, min(done), epochs)
 

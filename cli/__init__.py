@@ -148,9 +148,10 @@ class Stopped(KeyboardInterrupt):
         self.number = number
 
 
-def stop_status(number: int) -> int:
-    """The exit status after signal ``number``: 130 after Ctrl-C, 143 after SIGTERM."""
-    return 128 + number
+def stop_status(number: int | None) -> int:
+    """The exit status after signal ``number``: 130 after Ctrl-C (or an interrupt whose signal
+    is not known: None), 143 after SIGTERM."""
+    return 128 + (signal.SIGINT if number is None else number)
 
 
 def stop_note(number: int) -> str:

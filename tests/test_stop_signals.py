@@ -102,3 +102,27 @@ def main():
 cli.run(main)
 """, tmp_path)
     assert (done.returncode, done.stdout, done.stderr) == (3, "partial", "")
+
+
+@posix_only
+@pytest.mark.solved_only   # the course's Nim training (piece 5)
+def test_nim_on_its_own_ends_after_sigterm_with_its_line_and_status():
+    """``nim/play.py`` runs from its own folder without the repository's ``cli``: the same ending."""
+    process = subprocess.Popen([sys.executable, "play.py", "--games", "100000000"],
+                               cwd=ROOT / "nim", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout.readline().startswith(b"Playing training game")   # handlers are set
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 143 and err.decode().strip() == "Stopped by SIGTERM.", err
+
+
+@posix_only
+@pytest.mark.solved_only   # the course's Nim training (piece 5)
+def test_nim_piped_into_a_reader_that_goes_away_ends_quietly():
+    reader = subprocess.Popen(["head", "-c", "10"], stdin=subprocess.PIPE,
+                              stdout=subprocess.DEVNULL)
+    done = subprocess.run([sys.executable, "play.py", "--games", "100000000"], cwd=ROOT / "nim",
+                          stdout=reader.stdin, stderr=subprocess.PIPE, timeout=120)
+    reader.stdin.close()
+    reader.wait(60)
+    assert (done.returncode, done.stderr) == (0, b""), done.stderr[-500:]

@@ -181,3 +181,10 @@ def test_a_plain_3x3_table_is_no_bigger_board(tmp_path, capsys):
     save_table(str(path), {(State(), (1, 1)): 0.5}, X, {})
     status, _, out = command_line(Tester.main, ["--show-q", str(path)], capsys)
     assert status == 0 and "[+0.500]" in out
+
+
+def test_a_missing_table_on_a_bigger_board_is_called_missing(tmp_path, capsys):
+    """Not "is not a Q-table": the file is not there at all."""
+    status, err, _ = command_line(Tester.main, ["--board", "4x4", "--k", "4", "--x",
+                                                str(tmp_path / "none.pth")], capsys)
+    assert status == cli.USAGE_ERROR and len(err) == 1 and "none.pth: no such file" in err[0]

@@ -203,3 +203,16 @@ def test_a_backup_that_cannot_be_written_stops_the_run_before_it_trains(tmp_path
     status, err, out = command_line(Q_Trainer.run, [*SHORT, "--out", str(path)], capsys)
     assert status == cli.USAGE_ERROR and len(err) == 1 and "cannot be kept as" in err[0], err
     assert path.read_bytes() == before and "Trained" not in out
+
+
+@pytest.mark.solved_only   # the solved trainers
+def test_a_damaged_table_is_replaced_and_kept(tmp_path, capsys):
+    """A table whose header cannot be read is for nothing this run could tell: it is replaced,
+    and kept as .bak like any other."""
+    path = tmp_path / "t.pth"
+    damaged = table_4x4(path)[:120]       # cut short: its members are gone
+    path.write_bytes(damaged)
+    assert purpose_of(str(path)) is None
+    status, err, out = command_line(Q_Trainer.run, [*SHORT, "--out", str(path)], capsys)
+    assert status == 0, err
+    assert (tmp_path / "t.pth.bak").read_bytes() == damaged and load_table(path)[1] == X

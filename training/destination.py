@@ -47,7 +47,7 @@ def purpose_of(path: str) -> Purpose | None:
     """What the file ``path`` is for, read from its header (a bigger board's table is not read
     whole: it may be millions of entries); None for a file that is none of ours or cannot be
     read."""
-    with contextlib.suppress(ValueError, OSError, KeyError, zipfile.BadZipFile):
+    with contextlib.suppress(Exception):    # whatever a damaged file raises: none of ours
         if board_files.is_board_file(path):
             rows, cols, k, side = _board_header(path)
             return Purpose("table", BoardShape(rows, cols, k), (side,))

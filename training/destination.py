@@ -117,8 +117,13 @@ def check_destination(path: str, purpose: Purpose, force: bool, check: Callable[
         raise ValueError(f"{cli.shown(path)}: {problem}; choose another --out, or add --force to "
                          f"replace it (the file is then kept as {cli.shown(backup_path(path))})")
     check(path, force)
-    if not exists:
-        return
+    if exists:
+        keep_previous(path)
+
+
+def keep_previous(path: str) -> None:
+    """Copy the existing file ``path`` to ``<path>.bak`` (whole, or not at all) and say so; a
+    ``ValueError`` (one line) when it cannot be kept, before anything replaces it."""
     backup = backup_path(path)
     temporary = destinations.temporary_path(os.path.dirname(os.path.abspath(backup)))
     try:

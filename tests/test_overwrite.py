@@ -216,3 +216,23 @@ def test_a_damaged_table_is_replaced_and_kept(tmp_path, capsys):
     status, err, out = command_line(Q_Trainer.run, [*SHORT, "--out", str(path)], capsys)
     assert status == 0, err
     assert (tmp_path / "t.pth.bak").read_bytes() == damaged and load_table(path)[1] == X
+
+
+def test_the_gymnasium_example_keeps_what_it_replaces_and_refuses_another_side(tmp_path):
+    pytest.importorskip("gymnasium")
+    import subprocess
+    import sys
+    script = os.path.join(cli.REPOSITORY, "examples", "train_gymnasium.py")
+    path = tmp_path / "g.pth"
+    before = table_3x3(path, O)
+
+    def train(*flags: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, script, "--episodes", "100", "--out", str(path),
+                               *flags], capture_output=True, text=True, timeout=300)
+
+    refused = train()
+    assert refused.returncode == cli.USAGE_ERROR and "a table for O on the 3x3" in refused.stderr
+    assert path.read_bytes() == before
+    replaced = train("--side", "O")
+    assert replaced.returncode == 0 and "kept as" in replaced.stdout, replaced.stderr
+    assert (tmp_path / "g.pth.bak").read_bytes() == before != path.read_bytes()

@@ -178,7 +178,8 @@ def _keep_dropped_interrupts(unraisable) -> None:
         again = threading.Timer(RESIGNAL_DELAY, signal.raise_signal,
                                 (signal_of(unraisable.exc_value),))
         again.daemon = True
-        again.start()
+        with contextlib.suppress(RuntimeError):    # no new thread while Python shuts down
+            again.start()
     else:
         sys.__unraisablehook__(unraisable)
 

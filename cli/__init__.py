@@ -15,8 +15,7 @@ import unicodedata
 from typing import Callable
 
 USAGE_ERROR = 2      # bad arguments or unusable input
-INTERRUPTED = 130    # Ctrl-C (128 + SIGINT)
-TERMINATED = 143     # SIGTERM (128 + SIGTERM): every signal that ends a script, 128 + its number
+INTERRUPTED = 130    # Ctrl-C (128 + SIGINT); every signal that ends a script: 128 + its number
 RESIGNAL_DELAY = 0.01   # seconds: long enough for the hook that drops an interrupt to return
 # The signals that end a script as Ctrl-C does, but with their own exit status.
 ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")

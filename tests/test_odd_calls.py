@@ -188,3 +188,14 @@ def test_a_missing_table_on_a_bigger_board_is_called_missing(tmp_path, capsys):
     status, err, _ = command_line(Tester.main, ["--board", "4x4", "--k", "4", "--x",
                                                 str(tmp_path / "none.pth")], capsys)
     assert status == cli.USAGE_ERROR and len(err) == 1 and "none.pth: no such file" in err[0]
+
+
+def test_the_fingerprint_tool_refuses_a_bad_flag_in_one_line():
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "tools/fingerprints.py", "--seed", "-1"],
+                          cwd=cli.REPOSITORY, capture_output=True, text=True, timeout=120)
+    assert done.returncode == cli.USAGE_ERROR and done.stdout == "", done
+    assert done.stderr.strip().splitlines() == [
+        "fingerprints.py: error: argument --seed: must be between 0 and 2**32 - 1, got -1 "
+        "(see --help)"]

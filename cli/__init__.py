@@ -193,14 +193,15 @@ def handle_stop_signals() -> None:
 
 
 def run(main: Callable[[], int | None]) -> None:
-    """``run_main(main)``; called by a script run as ``__main__``, the process then ends without
-    Python's teardown (``_end_without_teardown``)."""
-    global _exit_status
+    """``run_main(main)``; called by a script run as ``__main__``, the process then ends at once
+    after its exit handlers, without Python's teardown (``_end_now``)."""
     try:
         run_main(main)
     except SystemExit as end:
-        if sys._getframe(1).f_globals.get("__name__") == "__main__":
-            _exit_status = end.code if isinstance(end.code, int) else int(end.code is not None)
+        alone = all(thread.daemon for thread in threading.enumerate()
+                    if thread is not threading.main_thread())
+        if alone and sys._getframe(1).f_globals.get("__name__") == "__main__":
+            _end_now(end.code)
         raise
 
 
@@ -252,20 +253,21 @@ def quiet_interrupt_while_starting() -> None:
         _stop_at_once()
 
 
-# The exit status of the script that cli.run ended (None: no script of ours ended yet).
-_exit_status: int | None = None
-
-
-def _end_without_teardown() -> None:
-    """The last exit handler: once ``run`` has ended a script, end the process now. Python's
-    teardown that would follow (torch's takes half a second) restores the default handlers
-    first, so a Ctrl-C or SIGTERM in it would kill the process by the signal, with no line and
-    no status of ours; everything is saved and flushed by now."""
-    if _exit_status is not None:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):
-                stream.flush()
-        os._exit(_exit_status)
+def _end_now(code: int | str | None) -> None:
+    """End the process with ``sys.exit(code)``'s status after running its exit handlers, but
+    without Python's teardown that would follow (torch's takes half a second): the teardown
+    restores the default handlers first, so a Ctrl-C or SIGTERM in it would kill the process by
+    the signal, with no line and no status of ours. Everything is saved by now; a signal from
+    here on ends the process at once with its line (``_stop_at_once``)."""
+    _stop_at_once()
+    if isinstance(code, str):     # as Python does with sys.exit("message")
+        print(code, file=sys.stderr)
+    status = code if isinstance(code, int) else int(code is not None)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(status)
 
 
 def _stop_at_once() -> None:
@@ -300,4 +302,3 @@ def repository_file(relative: str) -> str:
 
 
 quiet_interrupt_while_starting()
-atexit.register(_end_without_teardown)     # now, before any other: it must run last

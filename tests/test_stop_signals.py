@@ -126,3 +126,17 @@ def test_nim_piped_into_a_reader_that_goes_away_ends_quietly():
     reader.stdin.close()
     reader.wait(60)
     assert (done.returncode, done.stderr) == (0, b""), done.stderr[-500:]
+
+
+def test_every_exit_handler_still_runs_and_a_text_status_is_printed(tmp_path):
+    """The process ends without Python's teardown, but after every exit handler, those
+    registered before ``cli`` was imported too; ``sys.exit("text")`` prints it, status 1."""
+    done = run_script("""
+import atexit
+atexit.register(print, "first handler ran")
+import cli
+atexit.register(print, "second handler ran")
+cli.run(lambda: __import__("sys").exit("stopped with a message"))
+""", tmp_path)
+    assert done.returncode == 1 and done.stderr == "stopped with a message\n", done
+    assert done.stdout == "second handler ran\nfirst handler ran\n"

@@ -11,12 +11,13 @@ import re
 import signal
 import sys
 import threading
+import time
 import unicodedata
 from typing import Callable
 
 USAGE_ERROR = 2      # bad arguments or unusable input
 INTERRUPTED = 130    # Ctrl-C (128 + SIGINT); every signal that ends a script: 128 + its number
-RESIGNAL_DELAY = 0.01   # seconds: long enough for the hook that drops an interrupt to return
+RESIGNAL_DELAY = 0.05   # seconds: long enough for the hook that drops an interrupt to return
 # The signals that end a script as Ctrl-C does, but with their own exit status.
 ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
                        if hasattr(signal, name))
@@ -171,16 +172,25 @@ def _raise_stopped(signum, frame) -> None:
 def _keep_dropped_interrupts(unraisable) -> None:
     """Python drops an exception raised where it cannot go on (a weakref callback, a
     ``__del__``, e.g. inside torch or tqdm) after printing "Exception ignored in ...". A
-    Ctrl-C or SIGTERM dropped there is raised again a moment later, once this hook has returned
+    Ctrl-C or SIGTERM dropped there is raised again a moment after this hook has returned
     (raised in here it would be dropped too), so the script still stops with its line and status."""
-    if isinstance(unraisable.exc_value, KeyboardInterrupt):
-        again = threading.Timer(RESIGNAL_DELAY, signal.raise_signal,
-                                (signal_of(unraisable.exc_value),))
-        again.daemon = True
-        with contextlib.suppress(RuntimeError):    # no new thread while Python shuts down
-            again.start()
-    else:
+    if not isinstance(unraisable.exc_value, KeyboardInterrupt):
         sys.__unraisablehook__(unraisable)
+        return
+    number, returned = signal_of(unraisable.exc_value), threading.Event()
+    main = threading.main_thread().ident
+
+    def again() -> None:
+        returned.wait()
+        time.sleep(RESIGNAL_DELAY)
+        if os.name == "posix":     # to the main thread, so that it wakes from a sleep or a wait
+            signal.pthread_kill(main, number)
+        else:
+            signal.raise_signal(number)
+
+    with contextlib.suppress(RuntimeError):    # no new thread while Python shuts down
+        threading.Thread(target=again, daemon=True).start()
+    returned.set()     # the last thing this hook does
 
 
 def handle_stop_signals() -> None:

@@ -66,7 +66,7 @@ def main():
         time.sleep(0.5)       # the handler raises here, inside the callback
     keep = weakref.ref(thing, callback)
     del thing
-    time.sleep(30)
+    time.sleep(3600)      # the interrupt raised again must wake this sleep (run_script's timeout)
     print("went on")
     return 0
 

@@ -84,7 +84,7 @@ def run(argv: list[str] | None = None) -> int:
     network_run = build_network_run(args, DEFAULTS, "Deep Q-learning")
     finished = train_loop(network_run, learn_from_episodes(network_run))
     print_reports(network_run.learners, network_run.paths)
-    return 0 if finished else cli.INTERRUPTED
+    return 0 if finished else cli.stop_status(network_run.stopped_by)
 
 
 if __name__ == "__main__":

@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--screenshot: {problem}")
     # A table or network of another board raises a one-line ValueError here: cli.run shows it.
     game = Game(args.x, args.o, seed=args.seed, delay=args.delay, games=args.games, board=board)
-    interrupted = False
+    interrupted = None
     try:
         try:
             game.open_window()
@@ -288,14 +288,14 @@ def main(argv: list[str] | None = None) -> int:
                      "set SDL_VIDEODRIVER=dummy")
         try:
             game.run()
-        except KeyboardInterrupt:
-            interrupted = True
+        except KeyboardInterrupt as interrupt:
+            interrupted = interrupt
         unsaved = args.screenshot is not None and save_screenshot(game.screen, args.screenshot)
     finally:
         game.close()
     print(f"Score: {captions.score_line(game)}")
     if interrupted:
-        raise KeyboardInterrupt  # cli.run says "Interrupted." and exits with status 130
+        raise interrupted  # cli.run says "Interrupted." and exits with status 130 (143: SIGTERM)
     if unsaved:
         cli.fail(f"error: --screenshot: {unsaved}")
     return 0

@@ -108,6 +108,7 @@ from training.command import Trainer, main as train_from_command_line  # noqa: E
 from training.monte_carlo import plain_update, refined_update  # noqa: E402
 from training.options import SELF_PLAY, SIDES, Defaults, Variant, is_self_play  # noqa: E402
 from training.report import print_reports, test_games  # noqa: E402
+from training.destination import Purpose, check_destination  # noqa: E402
 from training.learners import TableLearner  # noqa: E402
 from training.rules import chapter_rule  # noqa: E402
 from training.run import describe_run, learner_seed, make_opponent  # noqa: E402
@@ -184,10 +185,10 @@ def run_your_main(argv: list[str]) -> int:
         set_up_your_run(args, given)
         try:
             main()
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as interrupt:
             print("\nInterrupted: your main was stopped before it finished; it saved nothing "
                   "unless it saves along the way", file=sys.stderr)
-            return cli.INTERRUPTED
+            return cli.stop_status(cli.signal_of(interrupt))
         print_reports([TableLearner(player1)], [PATH])
         return 0
     finally:
@@ -215,7 +216,8 @@ def set_up_your_run(args, given: set[str]) -> None:
         if isinstance(agent, Agent):
             agent.rng.seed(learner_seed(args.seed, role))
     PATH = args.out or PATH
-    check_writable(PATH, force=args.force)
+    check_destination(PATH, Purpose("table", env.shape, (player1.player,)), args.force,
+                      check_writable)
     own = [name for name in PARAMETERS if name in inspect.unwrap(main).__code__.co_varnames]
     for name in PARAMETERS:
         if name in given:
@@ -230,7 +232,7 @@ def set_up_your_run(args, given: set[str]) -> None:
     player1.meta = describe_run("your main", symbol(player1.player), args, 0)
     player1.meta.update({name: "set by your main" for name in own})
     print(f"Training with your main: {symbol(player1.player)} against {type(player2).__name__}, "
-          f"seed {args.seed}, saving to {PATH}"
+          f"seed {args.seed}, saving to {cli.shown(PATH)}"
           + (f" (it sets {', '.join(own)} itself)" if own else ""))
 
 

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import cli
@@ -30,6 +31,7 @@ from players.specs import VALID_SPECS, describe, is_network, is_table_path, make
 from Episode import play_games
 from tables.files import load_table
 from tables.view import UNSEEN, board_grid, show_q
+from training.destination import purpose_of
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
 from exact.solver import (as_outcome, best_response, exact_outcome, minimax_value, side_result,
@@ -71,7 +73,7 @@ def first_agent_results(first: str, second: str, side: int, games: int | None, s
             raise ValueError(f"exact probabilities cannot be computed: {error}") from None
     else:
         outcome = as_outcome(*play_games(x_agent, o_agent, env, games,
-                                         progress=f"{first} as {symbol(side)}"))
+                                         progress=f"{cli.shown(first)} as {symbol(side)}"))
     return side_result(outcome, side)
 
 
@@ -197,7 +199,17 @@ def optimum_report() -> str:
 
 def q_values_report(spec: str, moves: str) -> str:
     """The Q-value of every cell after ``moves``, for a table or a DQN network (``dqn:PATH`` or
-    ``PATH.pt``), laid out as the board."""
+    ``PATH.pt``) of the 3x3 board, laid out as the board. One of a bigger board is refused in one
+    line that says what measures it instead (``--show-q`` takes no ``--board``)."""
+    path = network_path(spec) if is_network(spec) else spec
+    found = purpose_of(path) if os.path.isfile(path) else None
+    if found is not None and found.board != TIC_TAC_TOE:
+        board = f"--board {found.board.rows}x{found.board.cols} --k {found.board.k}"
+        seats = f"--x {cli.shown(spec)} --o minimax" if X in found.sides else \
+            f"--x minimax --o {cli.shown(spec)}"
+        raise ValueError(f"{cli.shown(path)}: is {found}, and --show-q lays out 3x3 boards only; "
+                         f"measure it with {cli.measure_command()} {board} {seats}, or find a "
+                         f"line that beats it with --worst-case {cli.shown(spec)} {board}")
     if is_network(spec):
         from neural.agent import show_network_q   # torch is imported only for a network
         return show_network_q(network_path(spec), moves)

@@ -248,6 +248,33 @@ def report(path: str, results: dict[int, dict], training: dict[str, dict], secon
                                      indent=1), encoding="utf-8")
 
 
+def check_flags(parser: cli.Parser, args) -> None:
+    """Refuse flags that the run would leave unused (``--hint`` only shows a hint; ``--piece``
+    trains nothing, so keeps no tables) and a ``--json`` file that cannot be written, before any
+    piece runs; say that ``--all`` adds nothing to ``--piece``."""
+    if args.hint is not None:
+        unused = [flag for flag, value in (("--piece", args.piece), ("--all", args.all),
+                                           ("--json", args.json), ("--tables", args.tables))
+                  if value]
+        if unused:
+            parser.error(f"--hint shows the next hint for a piece and stops; it does not go "
+                         f"with {', '.join(unused)}")
+    if args.piece and args.tables:
+        parser.error("--piece checks pieces without training them, so there are no tables to "
+                     "keep; leave out --tables")
+    if args.piece and args.all:
+        print("note: --piece counts every piece it names; --all adds nothing to it")
+    if args.tables is not None and os.path.exists(args.tables) and not os.path.isdir(args.tables):
+        parser.error(f"--tables {cli.shown(args.tables)}: is a file, not a folder")
+    if args.json is not None:
+        folder = os.path.dirname(os.path.abspath(args.json))
+        if os.path.isdir(args.json):
+            parser.error(f"--json {cli.shown(args.json)}: is a folder; give a file name")
+        if not os.path.isdir(folder):
+            parser.error(f"--json {cli.shown(args.json)}: the folder {cli.shown(folder)} does "
+                         "not exist")
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line: grade the pieces, train, and return the exit status."""
     parser = cli.Parser(prog="check.py", description=__doc__.split("\n\n")[0])
@@ -258,17 +285,17 @@ def main(argv: list[str] | None = None) -> int:
                         metavar="N", help="check only piece N (may be repeated); no training")
     parser.add_argument("--hint", type=int, choices=range(1, len(PIECES) + 1), metavar="N",
                         help="show the next hint for piece N, then stop")
-    parser.add_argument("--json", metavar="FILE", help="also write the results to FILE as JSON")
-    parser.add_argument("--tables", metavar="DIR",
+    parser.add_argument("--json", type=cli.path, metavar="FILE",
+                        help="also write the results to FILE as JSON")
+    parser.add_argument("--tables", type=cli.path, metavar="DIR",
                         help="keep the trained tables in DIR (default: thrown away)")
     args = parser.parse_args(argv)
+    check_flags(parser, args)
     # First: the pieces' code runs as this account, so no process of it may open this one's
     # descriptors (the pieces' results come in through them), and none outlives its piece.
     seal.undumpable()
     seal.become_subreaper()
-    for name in ("SIGTERM", "SIGHUP"):     # handled as Ctrl-C is: the running piece is ended
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), signal.default_int_handler)
+    cli.handle_stop_signals()    # SIGTERM and SIGHUP end the running piece, as Ctrl-C does
     if args.hint is not None:
         from selfcheck.hints import next_hint
         print(next_hint(args.hint, ROOT))

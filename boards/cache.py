@@ -60,7 +60,7 @@ def solve_board(shape: BoardShape, folder: str = CACHE_FOLDER,
     except (FileNotFoundError, NotADirectoryError):  # no file there (yet): nothing to refuse
         pass
     except (OSError, ValueError) as problem:
-        notes.append(f"{path}: refused the cached solution ({_reason(problem)}); solving again")
+        notes.append(f"{cli.shown(path)}: refused the cached solution ({_reason(problem)}); solving again")
     if progress is not None:
         progress(0)
     solver = Solver(shape, progress)
@@ -71,7 +71,7 @@ def solve_board(shape: BoardShape, folder: str = CACHE_FOLDER,
     try:
         _write(path, solution)
     except OSError as problem:
-        notes.append(f"{path}: could not keep the solution ({_reason(problem)})")
+        notes.append(f"{cli.shown(path)}: could not keep the solution ({_reason(problem)})")
     return replace(solution, notes=tuple(notes))
 
 

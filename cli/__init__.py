@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
 import difflib
 import inspect
 import os
 import re
 import signal
 import sys
+import threading
+import time
+import unicodedata
 from typing import Callable
 
 import environment_check
@@ -17,7 +22,11 @@ import environment_check
 environment_check.check_running_script()
 
 USAGE_ERROR = 2      # bad arguments or unusable input
-INTERRUPTED = 130    # Ctrl-C (128 + SIGINT)
+INTERRUPTED = 130    # Ctrl-C (128 + SIGINT); every signal that ends a script: 128 + its number
+RESIGNAL_DELAY = 0.05   # seconds: long enough for the hook that drops an interrupt to return
+# The signals that end a script as Ctrl-C does, but with their own exit status.
+ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
+                       if hasattr(signal, name))
 # The message of an exercise stub's NotImplementedError (tools/exercise/contracts.py):
 # "Exercise piece 3: write MC_Trainer.main, then run python check.py".
 EXERCISE_STUB = re.compile(r"Exercise piece (\d+): write ([\w.]+)")
@@ -60,9 +69,32 @@ class Parser(argparse.ArgumentParser):
 
 
 def fail(message: str):
-    """Print ``message`` as one line on stderr and exit with status 2."""
-    print(" ".join(str(message).split()), file=sys.stderr)
+    """Print ``message`` as one line on stderr (``one_line``) and exit with status 2."""
+    print(one_line(message), file=sys.stderr)
     sys.exit(USAGE_ERROR)
+
+
+def shown(text: object) -> str:
+    """``text`` (a path, a name) with every character that could hide, reorder or break what is
+    shown escaped: control and format characters (a newline, U+202E) as ``\\uXXXX``, a byte of
+    a file name that was not UTF-8 as ``\\xNN``, a lone surrogate as ``\\uXXXX``. Every script
+    shows a path through it."""
+    parts = []
+    for char in str(text):
+        code = ord(char)
+        if 0xDC80 <= code <= 0xDCFF:                 # os.fsdecode's stand-in for a raw byte
+            parts.append(f"\\x{code - 0xDC00:02x}")
+        elif 0xD800 <= code <= 0xDFFF or unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp"):
+            parts.append(f"\\u{code:04x}")
+        else:
+            parts.append(char)
+    return "".join(parts)
+
+
+def one_line(message: object) -> str:
+    """``message`` as one line: ``shown``, so that a newline inside it (in a file name, say) is
+    seen as ``\\u000a`` rather than starting a line, with runs of spaces made one."""
+    return re.sub(" {2,}", " ", shown(str(message).strip()))
 
 
 def _number(text: str, kind: Callable, what: str):
@@ -124,18 +156,95 @@ def stop_at_unwritten_piece(*functions: Callable) -> None:
             raise NotImplementedError(stub)
 
 
+class Stopped(KeyboardInterrupt):
+    """An ending signal other than Ctrl-C came (SIGTERM, SIGHUP): handled wherever Ctrl-C is (a
+    ``KeyboardInterrupt``), and the script ends with status 128 + ``number``."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(f"stopped by {signal.Signals(number).name}")
+        self.number = number
+
+
+def stop_status(number: int | None) -> int:
+    """The exit status after signal ``number``: 130 after Ctrl-C (or an interrupt whose signal
+    is not known: None), 143 after SIGTERM."""
+    return 128 + (signal.SIGINT if number is None else number)
+
+
+def stop_note(number: int) -> str:
+    """The one line a script ends with after signal ``number``."""
+    return "Interrupted." if number == signal.SIGINT else \
+        f"Stopped by {signal.Signals(number).name}."
+
+
+def signal_of(interrupt: KeyboardInterrupt) -> int:
+    """The signal that raised ``interrupt``: its own for ``Stopped``, else SIGINT."""
+    return interrupt.number if isinstance(interrupt, Stopped) else signal.SIGINT
+
+
+def _raise_stopped(signum, frame) -> None:
+    raise Stopped(signum)
+
+
+def _keep_dropped_interrupts(unraisable) -> None:
+    """Python drops an exception raised where it cannot go on (a weakref callback, a
+    ``__del__``, e.g. inside torch or tqdm) after printing "Exception ignored in ...". A
+    Ctrl-C or SIGTERM dropped there is raised again a moment after this hook has returned
+    (raised in here it would be dropped too), so the script still stops with its line and status."""
+    if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+        sys.__unraisablehook__(unraisable)
+        return
+    number, returned = signal_of(unraisable.exc_value), threading.Event()
+    main = threading.main_thread().ident
+
+    def again() -> None:
+        returned.wait()
+        time.sleep(RESIGNAL_DELAY)
+        if os.name == "posix":     # to the main thread, so that it wakes from a sleep or a wait
+            signal.pthread_kill(main, number)
+        else:
+            signal.raise_signal(number)
+
+    with contextlib.suppress(RuntimeError):    # no new thread while Python shuts down
+        threading.Thread(target=again, daemon=True).start()
+    returned.set()     # the last thing this hook does
+
+
+def handle_stop_signals() -> None:
+    """From now on Ctrl-C raises ``KeyboardInterrupt``, SIGTERM and SIGHUP raise ``Stopped``,
+    and an interrupt Python would drop is sent again (``_keep_dropped_interrupts``)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for number in ENDING_SIGNALS:
+        signal.signal(number, _raise_stopped)
+    sys.unraisablehook = _keep_dropped_interrupts
+
+
 def run(main: Callable[[], int | None]) -> None:
+    """``run_main(main)``; called by a script run as ``__main__``, the process then ends at once
+    after its exit handlers, without Python's teardown (``_end_now``)."""
+    try:
+        run_main(main)
+    except SystemExit as end:
+        alone = all(thread.daemon for thread in threading.enumerate()
+                    if thread is not threading.main_thread())
+        if alone and sys._getframe(1).f_globals.get("__name__") == "__main__":
+            _end_now(end.code)
+        raise
+
+
+def run_main(main: Callable[[], int | None]) -> None:
     """Run a script's ``main`` and exit with its status; bad input (``ValueError``, including a
     bad table file or agent spec) becomes one line and status 2, a piece of the exercise not
-    written yet one line that names it and status 1, Ctrl-C a short note and 130, an
-    output that cannot be written (a full disk, ``> /dev/full``) one line and status 1."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)   # from here on, Ctrl-C is ours
+    written yet one line that names it and status 1, Ctrl-C "Interrupted." and 130, SIGTERM
+    "Stopped by SIGTERM." and 143 (``stop_status``), an output that cannot be written (a full
+    disk, ``> /dev/full``) one line and status 1."""
+    handle_stop_signals()      # from here on, Ctrl-C and SIGTERM are ours
     try:
         status = main()
         sys.stdout.flush()    # now, so that a write error is reported here and not at exit
         # Python ignores a KeyboardInterrupt while it shuts down (torch's take a moment): a
-        # Ctrl-C from here on ends the process at once, as interrupted; all is saved by now.
-        signal.signal(signal.SIGINT, _interrupted_at_once)
+        # signal from here on ends the process at once, with its line; all is saved by now.
+        _stop_at_once()
     except ValueError as error:
         fail(f"error: {error}")
     except NotImplementedError as error:
@@ -144,11 +253,12 @@ def run(main: Callable[[], int | None]) -> None:
             raise
         # a piece of the exercise not written yet: what to do, not a traceback
         print(f"Not written yet (its comments say what it does; a hint: python check.py "
-              f"--hint {stub[1]}): {error}", file=sys.stderr)
+              f"--hint {stub[1]}): {one_line(error)}", file=sys.stderr)
         sys.exit(1)
-    except KeyboardInterrupt:
-        print("\nInterrupted.", file=sys.stderr)
-        sys.exit(INTERRUPTED)
+    except KeyboardInterrupt as interrupt:
+        number = signal_of(interrupt)
+        print(f"\n{stop_note(number)}", file=sys.stderr)
+        sys.exit(stop_status(number))
     except BrokenPipeError:  # the reader went away (e.g. `| head`): nothing left to say
         sys.stderr.close()
         sys.exit(0)
@@ -160,19 +270,41 @@ def run(main: Callable[[], int | None]) -> None:
 
 
 def quiet_interrupt_while_starting() -> None:
-    """A Ctrl-C before ``run`` starts (while a script still imports its modules) ends it with
-    "Interrupted." and status 130, not a traceback. Called when this package is imported by a
-    script of the repository run from the command line; ``run`` puts Python's handler back."""
+    """A Ctrl-C or SIGTERM before ``run`` starts (while a script still imports its modules) ends
+    it with its line and status, not a traceback. Called when this package is imported by a
+    script of the repository run from the command line; ``run`` puts the handlers it uses."""
     main = sys.modules.get("__main__")
     script = os.path.abspath(getattr(main, "__file__", "") or "")
     if os.path.dirname(script) == REPOSITORY and signal.getsignal(signal.SIGINT) is \
             signal.default_int_handler:
-        signal.signal(signal.SIGINT, _interrupted_at_once)
+        _stop_at_once()
 
 
-def _interrupted_at_once(signum, frame) -> None:
-    print("\nInterrupted.", file=sys.stderr)
-    os._exit(INTERRUPTED)
+def _end_now(code: int | str | None) -> None:
+    """End the process with ``sys.exit(code)``'s status after running its exit handlers, but
+    without Python's teardown that would follow (torch's takes half a second): the teardown
+    restores the default handlers first, so a Ctrl-C or SIGTERM in it would kill the process by
+    the signal, with no line and no status of ours. Everything is saved by now; a signal from
+    here on ends the process at once with its line (``_stop_at_once``)."""
+    _stop_at_once()
+    if isinstance(code, str):     # as Python does with sys.exit("message")
+        print(code, file=sys.stderr)
+    status = code if isinstance(code, int) else int(code is not None)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(status)
+
+
+def _stop_at_once() -> None:
+    for number in (signal.SIGINT, *ENDING_SIGNALS):
+        signal.signal(number, _ended_at_once)
+
+
+def _ended_at_once(signum, frame) -> None:
+    print(f"\n{stop_note(signum)}", file=sys.stderr)
+    os._exit(stop_status(signum))
 
 
 def own_file(relative: str) -> str:

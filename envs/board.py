@@ -35,14 +35,15 @@ from State import SIZE, State
 
 CELLS = SIZE * SIZE   # Tic-Tac-Toe's nine; any board has shape.size
 SIDE_NAMES = {"X": 1, "O": -1}
+MAX_BOARD_TEXT = 20    # longer is no board: not echoed whole
 
 
 def board_shape(board: str = "3x3", k: int | str | None = None) -> BoardShape:
     """The board of an environment's ``board`` (``"ROWSxCOLS"``, 1 to 5 a side) and ``k`` (a whole
     number or its text; ``None``: the shorter side), read as ``--board`` and ``--k`` are. A
     one-line ``ValueError`` for anything else."""
-    if not isinstance(board, str):
-        raise ValueError(f"board must be text such as '4x4', got {board!r}")
+    if not isinstance(board, str) or len(board) > MAX_BOARD_TEXT:
+        raise ValueError(f"board must be text such as '4x4', got {shown_action(board)}")
     if isinstance(k, bool) or not isinstance(k, (Integral, str, type(None))):
         raise ValueError(f"k must be a whole number such as 4, got {k!r}")
     if isinstance(k, Integral):   # numpy's integers too
@@ -91,6 +92,39 @@ def legal_cell(position: State, action) -> tuple[int, int] | None:
         return None
     cell = divmod(index, shape.cols)
     return cell if cell in position.children() else None
+
+
+def cell_ranges(indices) -> str:
+    """Cell indices in one short line: ``0-4, 6, 8-24`` (``none`` for none)."""
+    runs: list[list[int]] = []
+    for index in sorted(int(i) for i in indices):
+        if runs and index == runs[-1][1] + 1:
+            runs[-1][1] = index
+        else:
+            runs.append([index, index])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs) or "none"
+
+
+def shown_action(action, limit: int = 40) -> str:
+    """``action`` as one short line (an array's repr spans lines, a long one is cut)."""
+    text = " ".join(repr(action).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def illegal_problem(action, position: State) -> str:
+    """Why ``action`` is not a legal move of ``position``, and what is, in one line: ``illegal
+    action 25: not an empty cell 0-24 (off the board); the empty cells: 0-22, 24``."""
+    shape, index = shape_of(position), cell_index(action)
+    if index is None:
+        why = "not a whole number"
+    elif not 0 <= index < shape.size:
+        why = f"off the {shape.rows}x{shape.cols} board"
+    else:
+        why = "taken"
+    legal = np.flatnonzero(action_mask(position))
+    allowed = f"the empty cells: {cell_ranges(legal)}" if len(legal) else "the game is over"
+    return (f"illegal action {shown_action(action)}: not an empty cell 0-{shape.size - 1} "
+            f"({why}); {allowed}")
 
 
 def observation(position: State, side: int) -> np.ndarray:

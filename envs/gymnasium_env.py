@@ -28,7 +28,8 @@ from envs import ENV_ID
 from Board import BoardShape
 from Board_State import start_position
 from envs import board, render
-from envs.board import board_shape, side_number   # __init__'s argument "board" hides the module
+# (__init__'s argument "board" hides the module)
+from envs.board import board_shape, shown_action, side_number
 from players.specs import MixtureAgent, make_agent
 from State import ONGOING, State, symbol
 from TicTacToe import REWARD, TicTacToe
@@ -137,6 +138,9 @@ class TicTacToeEnv(gymnasium.Env):
                              f"got {illegal!r}")
         render.check_mode(render_mode)
         self.side = side_number(side)
+        if not isinstance(opponent, str):
+            raise ValueError(f"opponent must be an agent spec such as 'random', got "
+                             f"{shown_action(opponent)}")
         self.opponent_spec = opponent
         self.illegal = illegal
         self.render_mode = render_mode
@@ -173,9 +177,7 @@ class TicTacToeEnv(gymnasium.Env):
         cell = board.legal_cell(self._position, action)
         if cell is None:
             if self.illegal == "raise":
-                raise ValueError(f"illegal action {action!r}: not an empty cell "
-                                 f"0-{self.shape.size - 1} "
-                                 f"(legal: {np.flatnonzero(board.action_mask(self._position))})")
+                raise ValueError(board.illegal_problem(action, self._position))
             self._over = True
             self._show()
             return self._result(-1.0, illegal_action=True)

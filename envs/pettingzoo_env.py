@@ -32,6 +32,22 @@ from TicTacToe import REWARD, TicTacToe
 
 AGENTS = ("player_1", "player_2")   # PettingZoo's naming; player_1 plays X and moves first
 SIDES = {"player_1": X, "player_2": O}
+
+
+class UnknownAgent(KeyError):
+    """An agent name the game does not have; its message is one line naming the agents that
+    exist (a ``KeyError``, as a dict of agents would raise, without the quoted repr)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def known(agent) -> str:
+    """``agent`` if it is one of ``AGENTS``, else ``UnknownAgent``."""
+    if isinstance(agent, str) and agent in AGENTS:
+        return agent
+    raise UnknownAgent(f"no agent {board.shown_action(agent)} in this game; its agents are "
+                       f"{' and '.join(AGENTS)}")
 OBSERVATIONS = ("dict", "box")
 
 
@@ -109,10 +125,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
         self._pictures: render.Pictures | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
-        return self._observation_spaces[agent]
+        return self._observation_spaces[known(agent)]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self._action_spaces[agent]
+        return self._action_spaces[known(agent)]
 
     @property
     def position(self) -> State:
@@ -137,7 +153,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
     def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
         """``agent``'s view of the board, with its legal moves unless ``observation="box"``
         (new arrays every call)."""
-        cells = board.observation(self._position, SIDES[agent])
+        cells = board.observation(self._position, SIDES[known(agent)])
         if self.observation_kind == "box":
             return cells
         return {"observation": cells, "action_mask": self.action_mask(agent)}
@@ -145,6 +161,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
     def action_mask(self, agent: str) -> np.ndarray:
         """``1`` for each legal move of ``agent``: all ``0`` unless it is to move in a game that
         goes on (a new ``int8`` array)."""
+        known(agent)
         to_move = (agent == self.agent_selection and self._position.end_of_game == ONGOING
                    and not self.terminations.get(agent, True))
         if not to_move:

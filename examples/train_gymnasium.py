@@ -71,6 +71,9 @@ def main() -> int:
     parser.add_argument("--seed", type=cli.seed, default=1)
     parser.add_argument("--out", type=cli.path, default=None,
                         help="table path (default: Data/my_gym_SIDE.pth)")
+    parser.add_argument("--force", action="store_true",
+                        help="let --out replace a file that is not a table for this side on 3x3, "
+                             "or a shipped table (the previous file is kept as PATH.bak)")
     args = parser.parse_args()
     try:
         import gymnasium
@@ -78,10 +81,14 @@ def main() -> int:
         import envs
     except ModuleNotFoundError as missing:
         cli.fail(f"error: {missing.name} is missing: pip install -r requirements-extra.txt")
+    from Board import TIC_TAC_TOE
+    from State import O, X
     from tables.files import check_writable, save_table
+    from training.destination import Purpose, check_destination
 
     out = args.out or cli.own_file(f"Data/my_gym_{args.side}.pth")
-    check_writable(out)
+    purpose = Purpose("table", TIC_TAC_TOE, (X if args.side == "X" else O,))
+    check_destination(out, purpose, args.force, check_writable)
     env = gymnasium.make(envs.register(), opponent=args.opponent, side=args.side)
     started = time.perf_counter()
     Q = train(env, args.episodes, args.seed)
@@ -92,9 +99,9 @@ def main() -> int:
         "opponent": args.opponent, "epochs": args.episodes, "episodes_done": args.episodes,
         "gamma": GAMMA, "alpha": ALPHA, "seed": args.seed})
     print(f"{args.episodes:,} episodes in {seconds:.1f} s against {args.opponent}; "
-          f"{len(Q):,} state-action values saved to {out}")
-    print(f"measure it: python Tester.py --x {out} --o random --exact" if side == 1 else
-          f"measure it: python Tester.py --x random --o {out} --exact")
+          f"{len(Q):,} state-action values saved to {cli.shown(out)}")
+    print(f"measure it: python Tester.py --x {cli.shown(out)} --o random --exact" if side == 1
+          else f"measure it: python Tester.py --x random --o {cli.shown(out)} --exact")
     return 0
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository
 
@@ -61,6 +62,24 @@ def exact_lines(model, side: int) -> list[str]:
     return lines
 
 
+def check_out(path: str, force: bool) -> None:
+    """Before training: ``--out`` must end in .zip (SB3 adds it otherwise, saving elsewhere);
+    an existing file there that is not a zip needs ``force``; whatever is there is kept as
+    ``.bak`` (``training.destination``)."""
+    from tables import destinations
+    from training.destination import keep_previous
+    kind = destinations.Kind(".zip", "model", "saved model", "PPO")
+    problem = destinations.target_problem(path, kind)
+    if not problem and not path.endswith(kind.suffix):
+        problem = f"a model's file name must end in {kind.suffix}"
+    if not problem and os.path.isfile(path) and not force and not zipfile.is_zipfile(path):
+        problem = "exists and is not a zip (a saved model); choose another path, or --force"
+    if problem:
+        raise ValueError(f"{cli.shown(path)}: {problem}")
+    if os.path.isfile(path):
+        keep_previous(path)
+
+
 def main() -> int:
     parser = cli.Parser(prog="train_maskable_ppo.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--opponent", default="random", help="agent spec (default: random)")
@@ -69,8 +88,13 @@ def main() -> int:
                         help="environment steps to train for (default: 100,000)")
     parser.add_argument("--seed", type=cli.seed, default=1)
     parser.add_argument("--out", type=cli.path, default=None,
-                        help="save the model there (a .zip, SB3's format; default: not saved)")
+                        help="save the model there (a .zip, SB3's format; default: not saved; "
+                             "a file there is kept as PATH.bak)")
+    parser.add_argument("--force", action="store_true",
+                        help="let --out replace a file that is not a zip (kept as PATH.bak)")
     args = parser.parse_args()
+    if args.out:
+        check_out(args.out, args.force)
     try:
         import gymnasium
         from sb3_contrib import MaskablePPO
@@ -88,7 +112,7 @@ def main() -> int:
           f"{args.opponent}")
     if args.out:
         model.save(args.out)
-        print(f"saved to {args.out} (MaskablePPO.load reads it)")
+        print(f"saved to {cli.shown(args.out)} (MaskablePPO.load reads it)")
     print("\n".join(exact_lines(model, env.unwrapped.side)))
     return 0
 

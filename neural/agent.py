@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import torch
 
+import cli
 from Agent import Agent
 from Board import TIC_TAC_TOE
 from Board_State import shape_of
@@ -172,5 +173,5 @@ def show_network_q(path: str, moves: str = "") -> str:
     agent = make_dqn_agent(path, state.player)
     played = len(moves.split())
     return (f"{symbol(state.player)} to move after {played} move{'' if played == 1 else 's'}; "
-            f"values of the network {path} (the bracketed cell is the greedy move):\n\n"
+            f"values of the network {cli.shown(path)} (the bracketed cell is the greedy move):\n\n"
             + board_grid(state, agent.q_values(state)))

@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import difflib
 import math
+import os
 import random
+import signal
 import sys
 from typing import Callable
 
@@ -153,12 +155,25 @@ def trained(better: bool, games: int, piles: list[int], quiet: bool) -> NimAI:
     return train(games)
 
 
+def stopped(signum: int, frame) -> None:
+    """SIGTERM or SIGHUP: end as every script of the course does, one line and 128 + the signal
+    (this folder runs on its own, so it does not use the repository's ``cli``)."""
+    print(f"\nStopped by {signal.Signals(signum).name}.", file=sys.stderr)
+    sys.exit(128 + signum)
+
+
 if __name__ == "__main__":
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), stopped)
     try:
         sys.exit(main())
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)
         sys.exit(INTERRUPTED)
+    except BrokenPipeError:   # the reader went away (e.g. `| head`): nothing left to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
     except NotImplementedError as error:   # the exercise's piece 5 not written yet: one line
         if not str(error).startswith("Exercise piece"):
             raise

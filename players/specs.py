@@ -12,6 +12,8 @@ from __future__ import annotations
 import inspect
 import os
 
+import cli
+
 from AI_Agent import AI_Agent
 from Agent import Agent
 from Board import TIC_TAC_TOE
@@ -152,4 +154,4 @@ def describe(spec: str) -> str:
     """A short human name for a spec, e.g. ``Q-table Data/Q_MC_X.pth`` or ``advanced``."""
     if is_network(spec):
         return f"network {network_path(spec)}"
-    return f"Q-table {spec}" if is_table_path(spec) else spec
+    return cli.shown(f"Q-table {spec}" if is_table_path(spec) else spec)

@@ -219,6 +219,7 @@ def load_table(path: str, side: int | None = None,
             except ValueError as error:
                 raise TableError(f"{path}: {error}") from None
         if board != TIC_TAC_TOE:
+            _file_bytes(path)    # a missing, empty or unreadable file: what is wrong with it
             what = "is a table for the 3x3 k=3 board" if is_table_file(path) else \
                 "is not a Q-table"
             raise TableError(f"{path}: {what}, not for {board.name}; train one with --board "

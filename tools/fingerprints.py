@@ -13,7 +13,6 @@ other parameter is the trainer's own default, so the runs go through the same co
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import subprocess
 import sys
@@ -21,6 +20,9 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import cli  # noqa: E402  (after the path is set)
 
 # name, then the command after "python": every run is seeded and saves into the run's folder.
 CONFIGURATIONS = (
@@ -66,12 +68,13 @@ def run_all(seed: int) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seed", type=int, default=1, help="the seed of every run (default: 1)")
+    parser = cli.Parser(prog="fingerprints.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=cli.seed, default=1,
+                        help="the seed of every run (default: 1)")
     arguments = parser.parse_args(argv)
     print("\n".join(run_all(arguments.seed)))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(lambda: main(sys.argv[1:]))

@@ -35,7 +35,7 @@ class Trainer:
 
 def main(trainer: Trainer, argv: list[str] | None) -> int:
     """A whole run from the command line ``argv``; returns the exit status (0, or
-    ``cli.INTERRUPTED`` after Ctrl-C or SIGTERM)."""
+    ``cli.stop_status`` of the signal after Ctrl-C or SIGTERM: 130, 143)."""
     args = trainer.parse(argv)
     variant = chosen_variant(args, trainer.variants)
     update = variant.update if variant and variant.update else trainer.update
@@ -48,4 +48,4 @@ def main(trainer: Trainer, argv: list[str] | None) -> int:
     if finished:
         test_games(run.agents[0], run.opponent, run.env, TEST_GAMES)
     print_reports(run.learners, run.paths)
-    return 0 if finished else cli.INTERRUPTED
+    return 0 if finished else cli.stop_status(run.stopped_by)

@@ -31,6 +31,7 @@ from neural.report import perfect_share
 from State import State, symbol
 from TicTacToe import TicTacToe
 from training.checkpoints import BestCheckpoint
+from training.destination import Purpose, check_destination
 from training.dqn_options import NetworkDefaults
 from training.report import exact_report, learner_report
 from training.run import (Run, attach_curve, check_more_to_do, default_path, learner_seed,
@@ -92,7 +93,7 @@ class NetworkLearner:
         kept = self.keeper.describe() if self.keeper is not None and first else ""
         return (f"{kept}\n" * bool(kept) + f"{exact_report(agent, path)}\n"
                 f"perfect moves: {right:,} of {total:,} {symbol(agent.player)} positions "
-                f"({right / total:.2%}); the others: {cli.measure_command()} --mistakes {path}")
+                f"({right / total:.2%}); the others: {cli.measure_command()} --mistakes {cli.shown(path)}")
 
 
 def pick_device(choice: str) -> str:
@@ -153,7 +154,8 @@ def build_network_run(args: argparse.Namespace, defaults: NetworkDefaults, title
     path = default_path(args, defaults.out_name)
     if args.resume:     # first: what is wrong with the file says more than "not a network"
         network, optimizer, start, (schedule, decay) = resumed(args.resume, args, sides)
-    check_writable(path, force=args.force)
+    check_destination(path, Purpose("network", board, sides), args.force, check_writable,
+                      args.resume)
     if not args.resume:
         decay = Schedule(args.epsilon, span=args.epsilon_span).window(args.epochs)
         optimizer, start, schedule = None, 0, args.epochs

@@ -12,6 +12,7 @@ from typing import Callable
 
 from tqdm import tqdm
 
+import cli
 from Episode import play_game
 from State import DRAW, O_WON, ONGOING, X, X_WON, State
 from tables.files import NotSaved
@@ -19,7 +20,7 @@ from training.run import Run
 
 # The progress bar and the recent win/loss/draw figures are refreshed once per this many episodes.
 REPORT_EVERY = 1_000
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+STOP_SIGNALS = (signal.SIGINT, *cli.ENDING_SIGNALS)   # Ctrl-C, SIGTERM, SIGHUP
 # How an episode's final position can stand: a student's episode may stop before the game ends
 # (ONGOING), which the progress bar shows as unfinished.
 RESULTS = (X_WON, O_WON, DRAW, ONGOING)
@@ -37,12 +38,13 @@ def outcome_shares(side: int, results: dict[int, int]) -> str:
 
 
 class StopRequest:
-    """Turns Ctrl-C (and SIGTERM) into a request to stop after the current episode. While
-    ``saving`` is set, no signal interrupts: a save is never cut short. Outside of it a second
-    Ctrl-C aborts at once."""
+    """Turns Ctrl-C (and SIGTERM, SIGHUP) into a request to stop after the current episode;
+    ``number`` is the signal that asked. While ``saving`` is set, no signal interrupts: a save is
+    never cut short. Outside of it a second Ctrl-C aborts at once."""
 
     def __init__(self) -> None:
         self.requested = False
+        self.number = signal.SIGINT
         self.saving = False
         self.previous: dict[int, object] = {}
 
@@ -57,6 +59,8 @@ class StopRequest:
     def _handle(self, signum, frame) -> None:
         if self.requested and not self.saving and signum == signal.SIGINT:
             raise KeyboardInterrupt
+        if not self.requested:
+            self.number = signum
         self.requested = True
 
     def __exit__(self, *exc) -> None:
@@ -118,7 +122,8 @@ def train_loop(run: Run, learn: Callable[[int], State], show_progress: bool = Tr
     the speed and where everything went.
 
     Returns False when Ctrl-C or SIGTERM stopped it early (what was learned is saved all the same;
-    a signal during the save waits for the save to finish).
+    a signal during the save waits for the save to finish), and sets ``run.stopped_by`` to the
+    signal.
     """
     started = time.perf_counter()
     stop = StopRequest()
@@ -132,12 +137,13 @@ def train_loop(run: Run, learn: Callable[[int], State], show_progress: bool = Tr
         stop.saving = True
         kept, not_saved = save_all(run, done)
         interrupted = stop.requested
+    run.stopped_by = stop.number if interrupted else None
     print(f"Trained {done - run.start:,} episodes in {seconds:.1f} s "
           f"({(done - run.start) / max(seconds, 1e-9):,.0f} episodes/s)")
-    names = " and ".join(kept)
+    names = " and ".join(cli.shown(where) for where in kept)
     if kept and interrupted and done < run.epochs:
         print(f"Interrupted: saved {done:,} of {run.epochs:,} episodes to {names} "
-              f"(continue with --resume {kept[0]} --epochs {run.epochs})")
+              f"(continue with --resume {cli.shown(kept[0])} --epochs {run.epochs})")
     elif kept:
         print(f"Saved the {run.learners[0].noun}{'s' if len(kept) > 1 else ''} to {names}")
     if not_saved:       # the work is kept in a fallback file, which the one line names
@@ -145,7 +151,7 @@ def train_loop(run: Run, learn: Callable[[int], State], show_progress: bool = Tr
     if run.curve is not None and run.plot:
         run.curve.evaluate(done)
         run.curve.save(run.plot)
-        print(f"Saved the learning curves to {run.plot}")
+        print(f"Saved the learning curves to {cli.shown(run.plot)}")
     return not interrupted
 
 

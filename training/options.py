@@ -124,7 +124,9 @@ def add_arguments(parser: cli.Parser, defaults: Defaults, noun: str = "table",
                         help=f"where to save the {noun} (default: {out} for X, likewise for "
                              "O)")
     parser.add_argument("--force", action="store_true",
-                        help=f"let --out replace an existing file that is not a {noun}")
+                        help=f"let --out replace an existing file that is not a {noun} of this "
+                             "run's board and side, or a table shipped with the course (the "
+                             "previous file is kept as PATH.bak, as always)")
     parser.add_argument("--resume", type=cli.path, default=None, metavar="PATH",
                         help=f"continue a {noun} saved by an earlier (e.g. interrupted) run, "
                              "with its episode count, so epsilon goes on where it stopped (saved "

@@ -28,7 +28,7 @@ def exact_report(agent, spec: str = "TABLE") -> str:
     on = "" if shape == TIC_TAC_TOE else f" --board {shape.rows}x{shape.cols} --k {shape.k}"
     lines.append("unbeatable: no sequence of opponent moves beats it" if value >= 0 else
                  f"can be beaten, e.g. by the line {' '.join(f'{r},{c}' for r, c in line)} "
-                 f"(see: {cli.measure_command()}{on} --worst-case {shlex.quote(spec)})")
+                 f"(see: {cli.measure_command()}{on} --worst-case {cli.shown(shlex.quote(spec))})")
     return "\n".join(lines)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+import cli
 from AI_Agent import AI_Agent
 from Agent import Agent, seats
 from Board import TIC_TAC_TOE
@@ -23,6 +24,7 @@ from State import X, symbol
 from tables.files import check_writable
 from TicTacToe import TicTacToe
 from training.curves import LearningCurve
+from training.destination import Purpose, check_destination
 from training.learners import Learner, TableLearner
 from training.options import SIDES, default_file, is_self_play, table_paths
 from training.rules import Rule
@@ -41,6 +43,7 @@ class Run:
     label: str = "training"       # the progress bar's title
     curve: LearningCurve | None = None
     plot: str | None = None       # where to draw the curve
+    stopped_by: int | None = None  # the signal that stopped the training early, if one did
 
     @property
     def agents(self) -> list[Agent]:
@@ -130,7 +133,7 @@ def resume_all(path: str, learners: list[TableLearner], epochs: int, recorded: d
             agent.decay_epochs = Schedule(agent.epsilon_schedule).window(planned)
         done.append(covered)
     if len(set(done)) > 1:
-        print(f"note: the X and O tables of {path} record {done[0]:,} and {done[1]:,} episodes; "
+        print(f"note: the X and O tables of {cli.shown(path)} record {done[0]:,} and {done[1]:,} episodes; "
               f"both go on from {min(done):,}")
     return check_more_to_do(path, min(done), epochs)
 
@@ -171,8 +174,10 @@ def build_run(algorithm: str, title: str, args: argparse.Namespace, out_name: st
               label=f"{algorithm} {symbol(side)}")
     if args.resume:     # first: what is wrong with the file says more than "not a Q-table file"
         run.start = resume_all(args.resume, learners, args.epochs, recorded)
-    for where in run.paths:
-        check_writable(where, force=args.force)
+    resumed = table_paths(args.resume, len(learners)) if args.resume else [None] * len(learners)
+    for where, learner, resumed_file in zip(run.paths, learners, resumed):
+        purpose = Purpose("table", env.shape, (learner.agent.player,))
+        check_destination(where, purpose, args.force, check_writable, resumed_file)
     for learner in learners:
         side_name = symbol(learner.agent.player)
         learner.describe(describe_run(algorithm, side_name, args, run.start) | recorded)

@@ -203,10 +203,9 @@ def is_table_file(path: str) -> bool:
 
 def load_table(path: str, side: int | None = None,
                board: BoardShape = TIC_TAC_TOE) -> tuple[QTable, int, dict]:
-    """Read a table file of ``board``; return ``(Q, side, meta)``: ``Q`` a dict, or from a file in
-    the bigger boards' format a ``tables.board_table.BoardTable`` (a mapping read when asked).
-    With ``side`` given, a table for the other side is refused. Raise ``TableError`` for any
-    unusable file, a table of another board among them. Audit event: ``tables.load``."""
+    """Read a table file of ``board``; return ``(Q, side, meta)``: ``Q`` a dict, or a lazy
+    ``tables.board_table.BoardTable`` from a bigger board's file. With ``side`` given, a table for
+    the other side is refused. Raise ``TableError`` for any unusable file (another board's too)."""
     path = os.fspath(path)
     sys.audit("tables.load", path)     # even for a missing file: the self-check watches loads
     try:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 
 from Agent import Agent
-from tables.files import load_table, save_or_keep
+from tictactoe_rl.tables.files import load_table, save_or_keep
 from State import State, position_of
 from TicTacToe import Action, TicTacToe
-from exploration.schedules import (CHAPTER_SCHEDULES, DEFAULT_SCHEDULE, EPSILON_DECAY_EPOCHS,
+from tictactoe_rl.exploration.schedules import (CHAPTER_SCHEDULES, DEFAULT_SCHEDULE, EPSILON_DECAY_EPOCHS,
                                    EPSILON_FINAL, EPSILON_START, EXP_WINDOWS, check_schedule,
                                    epsilon_at)
 
@@ -103,7 +103,7 @@ class AI_Agent(Agent):
 
     def save_Q(self, path: str) -> None:
         """Save the table, its side and ``self.meta`` (how it was trained) in ``torch.save``'s
-        format. If that fails, the table is kept in a fallback file and ``tables.files.NotSaved``
+        format. If that fails, the table is kept in a fallback file and ``tictactoe_rl.tables.files.NotSaved``
         (a ``ValueError``) names it in one line."""
         save_or_keep(path, self.Q, self.player, self.meta, board=self.env.shape)
 
@@ -111,9 +111,9 @@ class AI_Agent(Agent):
         """Load a table saved by ``save_Q`` (or by the course's original code) for this side.
 
         The table goes into the same dict ``self.Q``, so a name bound to it earlier (the course's
-        ``Q = player1.Q``) sees it. Raises ``tables.files.TableError`` (a ``ValueError``) naming the
+        ``Q = player1.Q``) sees it. Raises ``tictactoe_rl.tables.files.TableError`` (a ``ValueError``) naming the
         file and the problem; ``self.Q`` is then left as it was. A bigger board's table becomes
-        ``self.Q`` as it is (``tables.board_table.BoardTable``, read when asked): copying its
+        ``self.Q`` as it is (``tictactoe_rl.tables.board_table.BoardTable``, read when asked): copying its
         millions of entries into a dict would take tens of seconds.
         """
         table, _, self.meta = load_table(path, side=self.player, board=self.env.shape)

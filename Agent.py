@@ -19,7 +19,7 @@ class Agent:
 
     A computer agent states its policy with ``action_probs(state)`` -> ``{(row, col): probability}``
     over the legal moves; ``get_action`` draws from it with the agent's own random generator
-    (``seed`` makes the draws repeatable). The exact tools (``exact/solver.py``) read ``action_probs``,
+    (``seed`` makes the draws repeatable). The exact tools (``tictactoe_rl/exact/solver.py``) read ``action_probs``,
     the games call ``get_action``; the GUI calls the agent itself: ``agent(events, state)``.
 
     ``graphics`` is the course's argument (``Random_Agent(player, env, graphics)``): only the

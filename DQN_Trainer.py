@@ -33,12 +33,12 @@ import sys
 
 import torch
 
-import cli
-from exploration.schedules import DEFAULT_SCHEDULE
-from training.dqn import build_network_run
-from training.dqn_options import NetworkDefaults, parse_network_arguments
-from training.loop import learn_from_episodes, train_loop
-from training.report import print_reports
+from tictactoe_rl import cli
+from tictactoe_rl.exploration.schedules import DEFAULT_SCHEDULE
+from tictactoe_rl.training.dqn import build_network_run
+from tictactoe_rl.training.dqn_options import NetworkDefaults, parse_network_arguments
+from tictactoe_rl.training.loop import learn_from_episodes, train_loop
+from tictactoe_rl.training.report import print_reports
 
 DEFAULTS = NetworkDefaults(
     # Episodes. The first move decides the last half per cent: a corner is worth 0.7927 against

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from Board_State import start_position
+from tictactoe_rl.positions import start_position
 from State import DRAW, O, O_WON, ONGOING, X, X_WON, State
 from TicTacToe import Action, TicTacToe
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import sys
 
-import cli
-from training.command import Trainer, main
-from training.options import Defaults
-from training.rules import Step
+from tictactoe_rl import cli
+from tictactoe_rl.training.command import Trainer, main
+from tictactoe_rl.training.options import Defaults
+from tictactoe_rl.training.rules import Step
 from State import State
 from TicTacToe import Action
 

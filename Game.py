@@ -24,17 +24,17 @@ from typing import Callable
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 
-import cli
-from Board import TIC_TAC_TOE, BoardShape
-from boards.flags import add_board_flags, board_from
+from tictactoe_rl import cli
+from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
+from tictactoe_rl.boards.flags import add_board_flags, board_from
 from Graphics import DEFAULT_SIZE, TITLE, Graphics, View
-from gui import captions
-from gui.display import NoDisplay, open_window, save_screenshot, screenshot_problem
-from gui.loop import RESIZE_EVENTS, event_loop
-from gui.thinking import Thinking
-from gui.values import Overlay
+from tictactoe_rl.gui import captions
+from tictactoe_rl.gui.display import NoDisplay, open_window, save_screenshot, screenshot_problem
+from tictactoe_rl.gui.loop import RESIZE_EVENTS, event_loop
+from tictactoe_rl.gui.thinking import Thinking
+from tictactoe_rl.gui.values import Overlay
 from Human_Agent import LEFT_BUTTON, Human_Agent
-from players.specs import make_agent
+from tictactoe_rl.players.specs import make_agent
 from State import DRAW, O, O_WON, X, X_WON, State, symbol
 from TicTacToe import Action, TicTacToe
 
@@ -241,7 +241,7 @@ class Game:
         game changed or the window asks to be painted."""
         if self.screen is None:
             self.open_window()
-        event_loop(self)   # gui/loop.py
+        event_loop(self)   # tictactoe_rl/gui/loop.py
         return self.games_finished
 
 

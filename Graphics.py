@@ -8,7 +8,7 @@ board (as large as fits, every cell the same whole number of pixels), and a foot
 ``resize`` lays them out again for a new window size; ``calc_row_col`` maps a mouse position to a
 cell of the current layout.
 
-Any board of ``Board.py`` is drawn -- Tic-Tac-Toe's 3x3, 4x4 with four in a row, 3x5, ... up to
+Any board of ``tictactoe_rl/geometry.py`` is drawn -- Tic-Tac-Toe's 3x3, 4x4 with four in a row, 3x5, ... up to
 5x5: the layout is for ``graphics.shape``, and ``draw`` switches to the board of the position it is
 given (``shape_of``), so the course's ``graphics(state)`` shows any position as it is.
 
@@ -22,7 +22,7 @@ position gets the strongest colour). The cell(s) with the largest value, the com
 are outlined in dark green: while it is to move, among the empty cells; after its move, while its
 values stay up, the cell it played (its values were of the position before it). The last move
 played, whoever made it, has a light amber cell and an amber frame. The footer says what each
-means. Colours and shapes are in ``gui/paint.py``, the overlay's numbers in ``gui/values.py``.
+means. Colours and shapes are in ``tictactoe_rl/gui/paint.py``, the overlay's numbers in ``tictactoe_rl/gui/values.py``.
 """
 
 from __future__ import annotations
@@ -35,11 +35,11 @@ from typing import NamedTuple
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 
-from gui import paint
-from gui.display import open_window
-from gui.values import Overlay, best_cells, format_value, shown_values
-from Board import TIC_TAC_TOE, BoardShape
-from Board_State import complete_line, shape_of
+from tictactoe_rl.gui import paint
+from tictactoe_rl.gui.display import open_window
+from tictactoe_rl.gui.values import Overlay, best_cells, format_value, shown_values
+from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
+from tictactoe_rl.positions import complete_line, shape_of
 from State import DRAW, EMPTY, X, Live_State, State, symbol
 
 Action = tuple[int, int]

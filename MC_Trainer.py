@@ -11,7 +11,7 @@ MC_Trainer.py`` runs it as written, and the flags that need the solved trainer (
 with two refinements that make the course's parameters reliable (``--plain`` turns both off,
 giving the chapter's algorithm exactly as printed):
 - Symmetry: a position and its rotated or mirrored copies are the same situation, so each update
-  also goes to the seven images of the pair (``exact.symmetry.images``): every game teaches eight.
+  also goes to the seven images of the pair (``tictactoe_rl.exact.symmetry.images``): every game teaches eight.
 - The walk back stops after a step whose move was exploratory (not the greedy one): the returns of
   the earlier steps then depend on a random move, so they say little about the greedy policy the
   agent will play. (This is off-policy Monte Carlo control with a greedy target.) Without it a
@@ -32,8 +32,8 @@ from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced  # noqa: F401 (the chapter's header)
 from State import O, X, State
 from TicTacToe import TicTacToe
-from training.loop import train_loop
-from training.run import Run
+from tictactoe_rl.training.loop import train_loop
+from tictactoe_rl.training.run import Run
 
 # The course's parameters.
 epochs = 200_000
@@ -99,19 +99,19 @@ import inspect  # noqa: E402
 import random  # noqa: E402
 import sys  # noqa: E402
 
-import cli  # noqa: E402
+from tictactoe_rl import cli  # noqa: E402
 from Agent import Agent  # noqa: E402
-from exploration.schedules import Schedule  # noqa: E402
+from tictactoe_rl.exploration.schedules import Schedule  # noqa: E402
 from State import symbol  # noqa: E402
-from tables.files import check_writable  # noqa: E402
-from training.command import Trainer, main as train_from_command_line  # noqa: E402
-from training.monte_carlo import plain_update, refined_update  # noqa: E402
-from training.options import SELF_PLAY, SIDES, Defaults, Variant, is_self_play  # noqa: E402
-from training.report import print_reports, test_games  # noqa: E402
-from training.destination import Purpose, check_destination  # noqa: E402
-from training.learners import TableLearner  # noqa: E402
-from training.rules import chapter_rule  # noqa: E402
-from training.run import describe_run, learner_seed, make_opponent  # noqa: E402
+from tictactoe_rl.tables.files import check_writable  # noqa: E402
+from tictactoe_rl.training.command import Trainer, main as train_from_command_line  # noqa: E402
+from tictactoe_rl.training.monte_carlo import plain_update, refined_update  # noqa: E402
+from tictactoe_rl.training.options import SELF_PLAY, SIDES, Defaults, Variant, is_self_play  # noqa: E402
+from tictactoe_rl.training.report import print_reports, test_games  # noqa: E402
+from tictactoe_rl.training.destination import Purpose, check_destination  # noqa: E402
+from tictactoe_rl.training.learners import TableLearner  # noqa: E402
+from tictactoe_rl.training.rules import chapter_rule  # noqa: E402
+from tictactoe_rl.training.run import describe_run, learner_seed, make_opponent  # noqa: E402
 
 # The course's parameters, the solved trainer's defaults (the header above states them too).
 COURSE_EPOCHS, COURSE_GAMMA, COURSE_ALPHA = 200_000, 0.95, 0.01
@@ -161,7 +161,7 @@ def require_header(*names: str) -> None:
 
 def is_your_main() -> bool:
     """Whether ``main`` is a student's own (the exercise's) rather than the solved trainer's,
-    which hands its episodes to ``training.loop.train_loop``."""
+    which hands its episodes to ``tictactoe_rl.training.loop.train_loop``."""
     return "train_loop" not in inspect.unwrap(main).__code__.co_names
 
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 import math
 import sys
 
-import cli
-from training.command import Trainer, main
-from training.options import Defaults, Variant
-from training.rules import chapter_rule
+from tictactoe_rl import cli
+from tictactoe_rl.training.command import Trainer, main
+from tictactoe_rl.training.options import Defaults, Variant
+from tictactoe_rl.training.rules import chapter_rule
 from State import State
 from TicTacToe import Action
 

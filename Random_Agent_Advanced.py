@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from Agent import Agent
-from Board_State import PositionCache, shape_of
+from tictactoe_rl.positions import PositionCache, shape_of
 from State import EMPTY, State, position_of
 from TicTacToe import Action, TicTacToe
 

@@ -18,23 +18,23 @@ from __future__ import annotations
 import os
 import sys
 
-import cli
+from tictactoe_rl import cli
 from Agent import PolicyUnknown, seats
-from Board import TIC_TAC_TOE, BoardShape
-from Board_State import start_position
-from boards.evaluate import SAMPLE_GAMES, Sampled, is_exact, sampled_result, too_large
-from boards.flags import add_board_flags, board_from
-from boards.perfect import PerfectAgent
-from boards.solve import add_cache_flag, board_report
-from players.search import SearchAgent
-from players.specs import VALID_SPECS, describe, is_network, is_table_path, make_agent, network_path
+from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
+from tictactoe_rl.positions import start_position
+from tictactoe_rl.boards.evaluate import SAMPLE_GAMES, Sampled, is_exact, sampled_result, too_large
+from tictactoe_rl.boards.flags import add_board_flags, board_from
+from tictactoe_rl.boards.perfect import PerfectAgent
+from tictactoe_rl.boards.solve import add_cache_flag, board_report
+from tictactoe_rl.players.search import SearchAgent
+from tictactoe_rl.players.specs import VALID_SPECS, describe, is_network, is_table_path, make_agent, network_path
 from Episode import play_games
-from tables.files import load_table
-from tables.view import UNSEEN, board_grid, show_q
-from training.destination import purpose_of
+from tictactoe_rl.tables.files import load_table
+from tictactoe_rl.tables.view import UNSEEN, board_grid, show_q
+from tictactoe_rl.training.destination import purpose_of
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
-from exact.solver import (as_outcome, best_response, exact_outcome, minimax_value, side_result,
+from tictactoe_rl.exact.solver import (as_outcome, best_response, exact_outcome, minimax_value, side_result,
                     worst_case)
 from State import O, State, X, parse_moves, symbol
 from TicTacToe import TicTacToe
@@ -53,7 +53,7 @@ def sides_of(spec: str, board: BoardShape = TIC_TAC_TOE) -> tuple[int, ...]:
     if is_table_path(spec):
         return (load_table(spec, board=board)[1],)
     if is_network(spec):
-        from neural.files import load_network   # imports torch: only for a network
+        from tictactoe_rl.neural.files import load_network   # imports torch: only for a network
         return tuple(load_network(network_path(spec), board=board).sides)
     return (X, O)
 
@@ -167,7 +167,7 @@ def sampled_worst_case(spec: str, seed: int, env: TicTacToe) -> str:
 def mistakes_report(spec: str, seed: int) -> str:
     """For each side the agent plays: in how many of that side's positions its move keeps the
     perfect-play value, and the positions where it does not."""
-    from neural.report import format_mistakes, mistakes, side_positions
+    from tictactoe_rl.neural.report import format_mistakes, mistakes, side_positions
     parts = []
     for side in sides_of(spec):
         agent = make_agent(spec, side, TicTacToe(), seed=seed)
@@ -211,7 +211,7 @@ def q_values_report(spec: str, moves: str) -> str:
                          f"measure it with {cli.measure_command()} {board} {seats}, or find a "
                          f"line that beats it with --worst-case {cli.shown(spec)} {board}")
     if is_network(spec):
-        from neural.agent import show_network_q   # torch is imported only for a network
+        from tictactoe_rl.neural.agent import show_network_q   # torch is imported only for a network
         return show_network_q(network_path(spec), moves)
     return show_q(spec, moves)
 

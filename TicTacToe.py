@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from numbers import Integral
 
-from Board import SHARED_CELLS, BoardShape
-from Board_State import shape_of, start_position
+from tictactoe_rl.geometry import SHARED_CELLS, BoardShape
+from tictactoe_rl.positions import shape_of, start_position
 from State import ALL_CELLS, DRAW, O_WON, ONGOING, X_WON, Live_State, State, position_of
 
 Action = tuple[int, int]

@@ -24,7 +24,7 @@ ROOT_TEXT = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [entry for entry in sys.path if os.path.abspath(entry or os.curdir) != ROOT_TEXT]
 
 import argparse  # noqa: E402,F401  (cli's, loaded before the folder is on the path)
-import ctypes  # noqa: E402,F401  (selfcheck.seal's)
+import ctypes  # noqa: E402,F401  (tictactoe_rl.selfcheck.seal's)
 import json  # noqa: E402
 import signal  # noqa: E402
 import subprocess  # noqa: E402
@@ -34,7 +34,7 @@ from pathlib import Path  # noqa: E402
 
 ROOT = Path(ROOT_TEXT)
 sys.path.append(ROOT_TEXT)
-from selfcheck import shadow  # noqa: E402  (standard library only)
+from tictactoe_rl.selfcheck import shadow  # noqa: E402  (standard library only)
 
 if __name__ == "__main__" and shadow.shadowing_in(ROOT_TEXT):
     print(f"check.py: {shadow.message(shadow.shadowing_in(ROOT_TEXT))}", file=sys.stderr)
@@ -44,11 +44,11 @@ sys.path.insert(0, ROOT_TEXT)
 
 import environment_check  # noqa: E402  (the project root must be on the path first)
 environment_check.require("check.py")   # judge nothing with a Python that is not the project's
-import cli  # noqa: E402
-from selfcheck import seal, streams  # noqa: E402
-from selfcheck.verdicts import (  # noqa: E402
+from tictactoe_rl import cli  # noqa: E402
+from tictactoe_rl.selfcheck import seal, streams  # noqa: E402
+from tictactoe_rl.selfcheck.verdicts import (  # noqa: E402
     FAILED, NOT_ATTEMPTED, NOT_WRITTEN, PASSED, SKIPPED, TIMED_OUT)
-from selfcheck.pieces import PIECES  # noqa: E402
+from tictactoe_rl.selfcheck.pieces import PIECES  # noqa: E402
 
 # A piece takes a second or two; one still running after this is stuck in a loop. A stuck main
 # is not run again for the later pieces, so a stuck loop costs about this much in all.
@@ -67,7 +67,7 @@ TRAINED_BY = {"X": 3, "O": 4}       # the piece whose main trains each side
 
 
 def run_child(arguments: list[str], seconds: float) -> dict:
-    """``python -m selfcheck.run ARGUMENTS`` with a time limit; the result it sent, or what
+    """``python -m tictactoe_rl.selfcheck.run ARGUMENTS`` with a time limit; the result it sent, or what
     became of it. The result comes over a pipe the child inherits (a file only where there are
     none, on Windows): nothing a student's code could write as a file is read as a verdict, and
     it counts only when the child ended by itself, with status 0, after sending it. A file
@@ -118,7 +118,7 @@ def piece_command(arguments: list[str]) -> list[str]:
     """The command of a piece's process. ``-s``: no user site-packages, where the code of an
     earlier piece could have planted a ``.pth`` file that would run in every later piece's
     judge before the check's own code (``python -m`` still finds selfcheck in the cwd)."""
-    return [sys.executable, "-s", "-m", "selfcheck.run", *arguments]
+    return [sys.executable, "-s", "-m", "tictactoe_rl.selfcheck.run", *arguments]
 
 
 # What a result holds (a piece's; the training's adds the rest): anything else is no result.
@@ -297,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     seal.become_subreaper()
     cli.handle_stop_signals()    # SIGTERM and SIGHUP end the running piece, as Ctrl-C does
     if args.hint is not None:
-        from selfcheck.hints import next_hint
+        from tictactoe_rl.selfcheck.hints import next_hint
         print(next_hint(args.hint, ROOT))
         return 0
     started = time.perf_counter()

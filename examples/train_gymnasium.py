@@ -3,7 +3,7 @@ the repository's tools measure exactly.
 
 The learning loop sees only what any Gymnasium learner sees -- observations, rewards and
 ``info["action_mask"]`` -- and knows nothing of ``State``. Only the saving at the end turns
-observations back into positions (``envs.board.position_of``), so that ``Tester.py`` can read it:
+observations back into positions (``tictactoe_rl.envs.board.position_of``), so that ``Tester.py`` can read it:
 
     python examples/train_gymnasium.py --episodes 30000 --seed 1 --out Data/my_gym_X.pth
     python Tester.py --x Data/my_gym_X.pth --o random --exact
@@ -20,7 +20,7 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository
 
-import cli  # noqa: E402  (after the path is set)
+from tictactoe_rl import cli  # noqa: E402  (after the path is set)
 
 GAMMA = 0.9      # a win sooner is worth more than a win later
 ALPHA = 0.2
@@ -57,7 +57,7 @@ def as_table(Q: dict, side: int) -> dict:
     """The learned values keyed as the repository's tables are: ``(State, (row, col))``."""
     import numpy as np
 
-    from envs import board
+    from tictactoe_rl.envs import board
 
     return {(board.position_of(np.frombuffer(seen, dtype=np.int8), side), board.cell_of(action)):
             value for (seen, action), value in Q.items()}
@@ -78,13 +78,13 @@ def main() -> int:
     try:
         import gymnasium
 
-        import envs
+        from tictactoe_rl import envs
     except ModuleNotFoundError as missing:
         cli.fail(f"error: {missing.name} is missing: pip install -r requirements-extra.txt")
-    from Board import TIC_TAC_TOE
+    from tictactoe_rl.geometry import TIC_TAC_TOE
     from State import O, X
-    from tables.files import check_writable, save_table
-    from training.destination import Purpose, check_destination
+    from tictactoe_rl.tables.files import check_writable, save_table
+    from tictactoe_rl.training.destination import Purpose, check_destination
 
     out = args.out or cli.own_file(f"Data/my_gym_{args.side}.pth")
     purpose = Purpose("table", TIC_TAC_TOE, (X if args.side == "X" else O,))

@@ -2,7 +2,7 @@
 
 The training is the library's own loop, untouched: ``MaskablePPO("MlpPolicy", env)`` finds the
 environment's ``action_masks()`` by itself, so it never tries an occupied cell. The measurement
-walks every game the greedy policy can meet (``exact.solver``): against ``random`` and ``advanced``,
+walks every game the greedy policy can meet (``tictactoe_rl.exact.solver``): against ``random`` and ``advanced``,
 the worst case any opponent can bring about, and -- without the mask -- how often the bare policy
 would play an illegal move (which loses, as in the environment):
 
@@ -19,7 +19,7 @@ import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository
 
-import cli  # noqa: E402  (after the path is set)
+from tictactoe_rl import cli  # noqa: E402  (after the path is set)
 
 OPPONENTS = ("random", "advanced")
 
@@ -32,7 +32,7 @@ class Policy_Agent:
         self.model, self.player, self.masked = model, player, masked
 
     def action_probs(self, state) -> dict:
-        from envs import board
+        from tictactoe_rl.envs import board
 
         mask = board.action_mask(state).astype(bool) if self.masked else None
         action, _ = self.model.predict(board.observation(state, self.player), action_masks=mask,
@@ -42,8 +42,8 @@ class Policy_Agent:
 
 def exact_lines(model, side: int) -> list[str]:
     """The policy's exact results, masked and bare, and its worst case."""
-    from exact.solver import exact_outcome, illegal_share, side_result, worst_case
-    from players.specs import make_agent
+    from tictactoe_rl.exact.solver import exact_outcome, illegal_share, side_result, worst_case
+    from tictactoe_rl.players.specs import make_agent
 
     lines = []
     for masked in (True, False):
@@ -65,9 +65,9 @@ def exact_lines(model, side: int) -> list[str]:
 def check_out(path: str, force: bool) -> None:
     """Before training: ``--out`` must end in .zip (SB3 adds it otherwise, saving elsewhere);
     an existing file there that is not a zip needs ``force``; whatever is there is kept as
-    ``.bak`` (``training.destination``)."""
-    from tables import destinations
-    from training.destination import keep_previous
+    ``.bak`` (``tictactoe_rl.training.destination``)."""
+    from tictactoe_rl.tables import destinations
+    from tictactoe_rl.training.destination import keep_previous
     kind = destinations.Kind(".zip", "model", "saved model", "PPO")
     problem = destinations.target_problem(path, kind)
     if not problem and not path.endswith(kind.suffix):

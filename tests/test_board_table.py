@@ -1,4 +1,4 @@
-"""A bigger board's table as loaded (``tables.board_table.BoardTable``): a dict's behaviour on
+"""A bigger board's table as loaded (``tictactoe_rl.tables.board_table.BoardTable``): a dict's behaviour on
 the file's columns, the agent playing, training and saving from it, files written sorted, and a
 file of many repeated entries refused in one line."""
 
@@ -8,13 +8,13 @@ import json
 import numpy as np
 import pytest
 
-import tables.board_files
+import tictactoe_rl.tables.board_files
 from AI_Agent import AI_Agent, greedy_action
-from Board import TIC_TAC_TOE, BoardShape
-from Board_State import start_position
+from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
+from tictactoe_rl.positions import start_position
 from State import O, X, State
-from tables.board_table import BoardTable, entry_columns
-from tables.files import TableError, load_table, save_board_table
+from tictactoe_rl.tables.board_table import BoardTable, entry_columns
+from tictactoe_rl.tables.files import TableError, load_table, save_board_table
 from TicTacToe import TicTacToe
 
 FOUR = BoardShape(4, 4, 4)
@@ -167,7 +167,7 @@ def test_a_large_file_says_it_is_being_read(tmp_path, capsys, monkeypatch):
     capsys.readouterr()
     load_table(str(tmp_path / "t.pth"), board=FOUR)
     assert capsys.readouterr().err == ""
-    monkeypatch.setattr(tables.board_files, "NOTICE_BYTES", 100)
+    monkeypatch.setattr(tictactoe_rl.tables.board_files, "NOTICE_BYTES", 100)
     load_table(str(tmp_path / "t.pth"), board=FOUR)
     assert capsys.readouterr().err == f"reading {tmp_path / 't.pth'}: a table of 0 MB, a few " \
         "seconds...\n"

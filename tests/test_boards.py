@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from boards.reach import EXACT_LIMIT, count_reachable, exact_fits
-from Board import TIC_TAC_TOE, BoardShape
-from boards.solver import Solver
-from exact.symmetry import TRANSFORMS, state_images
+from tictactoe_rl.boards.reach import EXACT_LIMIT, count_reachable, exact_fits
+from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
+from tictactoe_rl.boards.solver import Solver
+from tictactoe_rl.exact.symmetry import TRANSFORMS, state_images
 from State import ALL_CELLS, WIN_LINES, all_states
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""Solved boards on disk (``boards.cache``) and the command that prints them (``boards.solve``)."""
+"""Solved boards on disk (``tictactoe_rl.boards.cache``) and the command that prints them (``tictactoe_rl.boards.solve``)."""
 
 import json
 import subprocess
@@ -6,10 +6,10 @@ import sys
 
 import pytest
 
-import boards.cache
-import boards.solver
-from boards.cache import cache_path, solve_board
-from Board import BoardShape
+import tictactoe_rl.boards.cache
+import tictactoe_rl.boards.solver
+from tictactoe_rl.boards.cache import cache_path, solve_board
+from tictactoe_rl.geometry import BoardShape
 from tests.conftest import ROOT
 
 SHAPE = BoardShape(3, 4, 3)
@@ -19,7 +19,7 @@ def forbid_solving(monkeypatch):
     """From here on, a solve fails the test: what comes back must have been read from disk."""
     def refuse(*args, **kwargs):
         raise AssertionError("solved again instead of reading the cache")
-    monkeypatch.setattr(boards.cache, "Solver", refuse)
+    monkeypatch.setattr(tictactoe_rl.boards.cache, "Solver", refuse)
 
 
 def test_a_second_call_reads_the_cache(tmp_path, monkeypatch):
@@ -48,7 +48,7 @@ def edit_record(path, **changes):
 
 def rechecksum(path):
     record = json.loads(open(path).read())
-    edit_record(path, checksum=boards.cache._checksum(record))
+    edit_record(path, checksum=tictactoe_rl.boards.cache._checksum(record))
 
 
 DAMAGE = {
@@ -66,7 +66,7 @@ DAMAGE = {
     "another board's file": lambda path: (edit_record(path, rows=4), rechecksum(path)),
     "a missing field": lambda path: open(path, "w").write('{"format": "mnk-perfect-play"}'),
     "a list": lambda path: open(path, "w").write("[1, 2, 3]"),
-    "a huge file": lambda path: open(path, "w").write(" " * (boards.cache.MAX_CACHE_BYTES + 1)),
+    "a huge file": lambda path: open(path, "w").write(" " * (tictactoe_rl.boards.cache.MAX_CACHE_BYTES + 1)),
 }
 
 
@@ -104,7 +104,7 @@ def test_a_cache_that_cannot_be_written_still_gives_the_answer(tmp_path):
 
 
 def test_progress_is_reported_while_solving_only(tmp_path, monkeypatch):
-    monkeypatch.setattr(boards.solver, "PROGRESS_EVERY", 1000)
+    monkeypatch.setattr(tictactoe_rl.boards.solver, "PROGRESS_EVERY", 1000)
     calls = []
     solution = solve_board(BoardShape(4, 4, 4), str(tmp_path), progress=calls.append)
     assert calls == [0] + list(range(1000, solution.nodes + 1, 1000))
@@ -115,18 +115,18 @@ def test_progress_is_reported_while_solving_only(tmp_path, monkeypatch):
 
 def test_no_progress_bar_before_the_first_count(tmp_path, monkeypatch):
     """The start (0 positions) draws nothing: no stray "0.00 positions" line."""
-    import boards.solve
+    import tictactoe_rl.boards.solve
     bars = []
-    monkeypatch.setattr(boards.solver, "PROGRESS_EVERY", 10**9)     # only the call with 0
-    monkeypatch.setattr(boards.solve, "tqdm", lambda **kwargs: bars.append(kwargs))
-    lines = boards.solve.board_report(BoardShape(3, 4, 3), str(tmp_path))
+    monkeypatch.setattr(tictactoe_rl.boards.solver, "PROGRESS_EVERY", 10**9)     # only the call with 0
+    monkeypatch.setattr(tictactoe_rl.boards.solve, "tqdm", lambda **kwargs: bars.append(kwargs))
+    lines = tictactoe_rl.boards.solve.board_report(BoardShape(3, 4, 3), str(tmp_path))
     assert bars == [] and lines[0] == "3x4 k=3: win for X under perfect play"
 
 
 # --- the command -------------------------------------------------------------------------------
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "boards.solve", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "tictactoe_rl.boards.solve", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
 
 

@@ -68,7 +68,7 @@ def test_an_edited_check_and_an_added_module_are_undone_before_grading(students,
     folder = repository(students, tmp_path / "repo")
     issued = (folder / "check.py").read_bytes()
     (folder / "check.py").write_text(ALWAYS_PASSES, encoding="utf-8")
-    (folder / "selfcheck" / "run.py").write_text("", encoding="utf-8")
+    (folder / "tictactoe_rl" / "selfcheck" / "run.py").write_text("", encoding="utf-8")
     (folder / "json.py").write_text("raise SystemExit(0)\n", encoding="utf-8")   # shadows json
     with open(folder / "AI_Agent.py", "a", encoding="utf-8") as agent:
         agent.write("\n# the student's own work\n")
@@ -77,7 +77,7 @@ def test_an_edited_check_and_an_added_module_are_undone_before_grading(students,
     done = run_restore(folder)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (folder / "check.py").read_bytes() == issued
-    assert (folder / "selfcheck" / "run.py").read_bytes() == (students / "selfcheck" /
+    assert (folder / "tictactoe_rl" / "selfcheck" / "run.py").read_bytes() == (students / "selfcheck" /
                                                               "run.py").read_bytes()
     assert not (folder / "json.py").exists()
     assert (folder / "AI_Agent.py").read_text(encoding="utf-8").endswith(
@@ -108,7 +108,7 @@ def test_the_manifest_lists_the_issued_files_with_their_hashes(students):
     listed = set(manifest["check_files"]) | set(manifest["workflow"]) | \
         set(manifest["student_files"]) | {classroom.MANIFEST}
     assert listed == files
-    assert {"check.py", "selfcheck/run.py", "selfcheck/pieces.py", "Data/Q_MC_X.pth",
+    assert {"check.py", "tictactoe_rl/selfcheck/run.py", "tictactoe_rl/selfcheck/pieces.py", "Data/Q_MC_X.pth",
             "Data/Q_MC_O.pth"} <= set(manifest["check_files"])
     assert set(manifest["workflow"]) == {classroom.WORKFLOW, classroom.AUTOGRADING}
     for name, digest in {**manifest["check_files"], **manifest["workflow"]}.items():
@@ -132,7 +132,7 @@ def test_tampered_names_each_changed_check_file_and_workflow(students, tmp_path)
         ["check.py", classroom.WORKFLOW, "Data/Q_MC_X.pth"])
 
 
-# A selfcheck/run.py that says "passed" for any piece, the way the real one reports.
+# A tictactoe_rl/selfcheck/run.py that says "passed" for any piece, the way the real one reports.
 FORGED_RUN = '''
 import json, os, sys
 os.write(int(sys.argv[sys.argv.index("--result-fd") + 1]),
@@ -149,7 +149,7 @@ def planted_bytecode(folder: Path) -> Path:
 
     source = folder / "forged_run.py"
     source.write_text(FORGED_RUN, encoding="utf-8")
-    target = Path(importlib.util.cache_from_source(str(folder / "selfcheck" / "run.py")))
+    target = Path(importlib.util.cache_from_source(str(folder / "tictactoe_rl" / "selfcheck" / "run.py")))
     py_compile.compile(str(source), cfile=str(target), doraise=True,
                        invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
     source.unlink()
@@ -184,15 +184,15 @@ def test_each_piece_puts_back_what_an_earlier_piece_rewrote(students, tmp_path):
     (folder / "AI_Agent.py").write_text("# the student's own\n", encoding="utf-8")
     git(folder, "commit", "-qam", "My pieces")
     assert run_restore(folder).returncode == 0
-    issued = (folder / "selfcheck" / "piece_main.py").read_bytes()
-    (folder / "selfcheck" / "piece_main.py").write_text("# forged\n", encoding="utf-8")
+    issued = (folder / "tictactoe_rl" / "selfcheck" / "piece_main.py").read_bytes()
+    (folder / "tictactoe_rl" / "selfcheck" / "piece_main.py").write_text("# forged\n", encoding="utf-8")
     planted_bytecode(folder)
     (folder / "sitecustomize.py").write_text("x = 1\n", encoding="utf-8")
     tests = json.loads((folder / classroom.AUTOGRADING).read_text(encoding="utf-8"))["tests"]
     setup = subprocess.run(["bash", "-e", "-c", tests[2]["setup"]], cwd=folder,
                            capture_output=True, text=True, timeout=120)
     assert setup.returncode == 0, setup.stderr
-    assert (folder / "selfcheck" / "piece_main.py").read_bytes() == issued
+    assert (folder / "tictactoe_rl" / "selfcheck" / "piece_main.py").read_bytes() == issued
     assert not (folder / "selfcheck" / "__pycache__").exists()
     assert not (folder / "sitecustomize.py").exists()
     assert (folder / "AI_Agent.py").read_text(encoding="utf-8") == "# the student's own\n"

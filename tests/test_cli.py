@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import torch
 
-import cli
-from tables.files import save_table
+from tictactoe_rl import cli
+from tictactoe_rl.tables.files import save_table
 from State import O, X, State, parse_moves
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -343,7 +343,7 @@ def test_tester_lists_the_positions_where_an_agent_gives_value_away(invoke, work
 @pytest.mark.parametrize("typed, meant", [(["--epoch", "100"], "--epochs"),
                                           (["--sed=3"], "--seed")])
 def test_a_mistyped_flag_names_the_close_one(capsys, typed, meant):
-    import cli
+    from tictactoe_rl import cli
     parser = cli.Parser(prog="x.py")
     parser.add_argument("--epochs", type=int)
     parser.add_argument("--seed", type=int)
@@ -355,7 +355,7 @@ def test_a_mistyped_flag_names_the_close_one(capsys, typed, meant):
 
 
 def test_an_unknown_flag_far_from_every_flag_gets_no_guess(capsys):
-    import cli
+    from tictactoe_rl import cli
     parser = cli.Parser(prog="x.py")
     parser.add_argument("--epochs", type=int)
     with pytest.raises(SystemExit):

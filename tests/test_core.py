@@ -208,7 +208,7 @@ def test_a_learner_asks_its_schedule_once_per_episode_and_explores_at_that_rate(
     learner makes in it; outside training episodes (epoch None) the rate is the final 0.01."""
     from AI_Agent import AI_Agent
     from Episode import play_game
-    from exploration.schedules import EPSILON_FINAL
+    from tictactoe_rl.exploration.schedules import EPSILON_FINAL
 
     class Counting(AI_Agent):
         asked: list[int] = []

@@ -19,13 +19,13 @@ import pytest
 
 from AI_Agent import AI_Agent
 from Graphics import Graphics
-from players.specs import make_agent
+from tictactoe_rl.players.specs import make_agent
 from Human_Agent import HumanMoveError, Human_Agent
-from players.minimax import MinimaxAgent
-from tables.files import load_table
+from tictactoe_rl.players.minimax import MinimaxAgent
+from tictactoe_rl.tables.files import load_table
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
-from exact.solver import exact_result
+from tictactoe_rl.exact.solver import exact_result
 from State import O, X, Live_State, State
 from TicTacToe import TicTacToe
 from tools.course.chapter_code import repo_copy, run_script

@@ -1,4 +1,4 @@
-"""Deep Q-learning (DQN_Trainer.py, neural/): the board as the network sees it, masking and
+"""Deep Q-learning (DQN_Trainer.py, tictactoe_rl/neural/): the board as the network sees it, masking and
 tie-breaks, the replay memory and its symmetries, the update rule, safe network files, the agent
 the exact tools measure, the positions where a policy errs, and the trainer end to end: it learns,
 the same seed gives the same weights, Ctrl-C saves, bad input is one line."""
@@ -17,18 +17,18 @@ from pathlib import Path
 import pytest
 import torch
 
-import cli
+from tictactoe_rl import cli
 import DQN_Trainer
-from exact.solver import checked_probs, exact_result, is_unbeatable, solve
-from neural import network as Net
-from neural.agent import DQNAgent, make_dqn_agent, show_network_q
-from neural import files as neural_files
-from neural.files import NetworkError, load_network, save_network
-from neural.learner import DQNLearner, learning_rate
-from neural.replay import Replay
-from training import checkpoints
-from neural.report import Mistake, format_mistakes, mistakes, perfect_share, side_positions
-from players.minimax import MinimaxAgent
+from tictactoe_rl.exact.solver import checked_probs, exact_result, is_unbeatable, solve
+from tictactoe_rl.neural import network as Net
+from tictactoe_rl.neural.agent import DQNAgent, make_dqn_agent, show_network_q
+from tictactoe_rl.neural import files as neural_files
+from tictactoe_rl.neural.files import NetworkError, load_network, save_network
+from tictactoe_rl.neural.learner import DQNLearner, learning_rate
+from tictactoe_rl.neural.replay import Replay
+from tictactoe_rl.training import checkpoints
+from tictactoe_rl.neural.report import Mistake, format_mistakes, mistakes, perfect_share, side_positions
+from tictactoe_rl.players.minimax import MinimaxAgent
 from Random_Agent import Random_Agent
 from State import O, X, State, all_states, parse_moves
 
@@ -318,7 +318,7 @@ def test_the_game_window_plays_a_network_named_by_its_file(learned):
     """Game.py takes a network as it takes a table (headless here), and the header names it by
     its file."""
     path, _ = learned
-    from gui.captions import short_name
+    from tictactoe_rl.gui.captions import short_name
     assert short_name(f"dqn:{path}") == short_name(str(path)) == path.stem
     played = subprocess.run([sys.executable, "Game.py", "--x", f"dqn:{path}", "--o", "random",
                              "--games", "3", "--delay", "0", "--seed", "1"],
@@ -600,7 +600,7 @@ def test_a_path_problem_is_found_before_training_and_nothing_is_made_or_replaced
 def test_a_failed_save_keeps_the_network_in_a_fallback_file(tmp_path, capsys, monkeypatch):
     """A disk that fills up during the save: the network goes beside the file asked for, as a
     table does, and the one line names it; exit 2."""
-    from tables import files as table_files
+    from tictactoe_rl.tables import files as table_files
     real_write = table_files.write_atomically
 
     def full_disk(path, folder, data):

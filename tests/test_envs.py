@@ -10,8 +10,8 @@ import pytest
 from Random_Agent_Advanced import Random_Agent_Advanced
 from State import O, X, State
 from TicTacToe import REWARD
-from exact.solver import exact_outcome, side_result
-from envs import board
+from tictactoe_rl.exact.solver import exact_outcome, side_result
+from tictactoe_rl.envs import board
 
 EXTRAS = "the optional extras are not installed (pip install -r requirements-extra.txt)"
 
@@ -19,7 +19,7 @@ EXTRAS = "the optional extras are not installed (pip install -r requirements-ext
 @pytest.fixture(scope="module")
 def gym():
     gymnasium = pytest.importorskip("gymnasium", reason=f"gymnasium: {EXTRAS}")
-    import envs
+    from tictactoe_rl import envs
 
     envs.register()
     return gymnasium
@@ -28,7 +28,7 @@ def gym():
 @pytest.fixture(scope="module")
 def aec():
     pytest.importorskip("pettingzoo", reason=f"pettingzoo: {EXTRAS}")
-    from envs import pettingzoo_env
+    from tictactoe_rl.envs import pettingzoo_env
 
     return pettingzoo_env
 
@@ -53,7 +53,7 @@ def test_gymnasium_checker_passes_without_a_warning(gym, kwargs):
 
 
 def test_the_module_path_makes_it_too(gym):
-    env = gym.make("envs.gymnasium_env:TicTacToe-v0", side="O")
+    env = gym.make("tictactoe_rl.envs.gymnasium_env:TicTacToe-v0", side="O")
     observation, info = env.reset(seed=3)
     assert sorted(observation.tolist()).count(-1) == 1 and observation.sum() == -1
     assert info["action_mask"].sum() == 8 and info["action_mask"][observation == -1] == 0

@@ -6,11 +6,11 @@ import warnings
 import numpy as np
 import pytest
 
-from Board import BoardShape
+from tictactoe_rl.geometry import BoardShape
 
-from Board_State import BoardState
+from tictactoe_rl.positions import BoardState
 from State import O, X, X_WON, State
-from envs import board
+from tictactoe_rl.envs import board
 
 EXTRAS = "the optional extras are not installed (pip install -r requirements-extra.txt)"
 FOUR = {"board": "4x4", "k": 4}
@@ -19,7 +19,7 @@ FOUR = {"board": "4x4", "k": 4}
 @pytest.fixture(scope="module")
 def gym():
     gymnasium = pytest.importorskip("gymnasium", reason=f"gymnasium: {EXTRAS}")
-    import envs
+    from tictactoe_rl import envs
 
     envs.register()
     return gymnasium
@@ -28,7 +28,7 @@ def gym():
 @pytest.fixture(scope="module")
 def aec():
     pytest.importorskip("pettingzoo", reason=f"pettingzoo: {EXTRAS}")
-    from envs import pettingzoo_env
+    from tictactoe_rl.envs import pettingzoo_env
 
     return pettingzoo_env
 
@@ -80,7 +80,7 @@ def test_spaces_are_sized_by_the_board(gym, aec, shape):
 
 
 def test_an_action_is_row_major_with_the_boards_columns(gym):
-    env = gym.make("envs.gymnasium_env:TicTacToe-v0", board="3x5", opponent="advanced").unwrapped
+    env = gym.make("tictactoe_rl.envs.gymnasium_env:TicTacToe-v0", board="3x5", opponent="advanced").unwrapped
     env.reset(seed=1)
     env.step(7)
     assert env.position.board[1, 2] == X and len(env.position.cells) == 15
@@ -258,7 +258,7 @@ def grid_lines(frame):
     number of grid-coloured runs a column (a row) of pixels crosses, where it crosses any."""
     from collections import Counter
 
-    from gui import paint
+    from tictactoe_rl.gui import paint
 
     grid = (frame == np.array(paint.GRID)).all(axis=2)
 

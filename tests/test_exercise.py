@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from selfcheck.hints import HINTS, HINTS_FILE, next_hint
-from selfcheck.pieces import PIECES
+from tictactoe_rl.selfcheck.hints import HINTS, HINTS_FILE, next_hint
+from tictactoe_rl.selfcheck.pieces import PIECES
 from tools.course.chapter_code import ListingMissing, listing, type_in_solution
 from tools.exercise import classroom, stubs
 from tools.exercise import make as make_exercise
@@ -72,11 +72,11 @@ GENERIC_LINES = {"else:", "try:", "break", "continue", "pass", "return", ")", "]
 # Solution text that other code contains for a reason of its own, and why that gives nothing away.
 ALLOWED_ELSEWHERE = {
     "moves, final = play_game(x_agent, o_agent, env, epoch=epoch)":
-        "playing a game is the trainers' shared plumbing (Episode.play_game, training.loop); "
+        "playing a game is the trainers' shared plumbing (Episode.play_game, tictactoe_rl.training.loop); "
         "piece 2 is the episode format, and Episode.learning_steps, which makes it, is a stub "
         "(piece 5)",
     "def learn(epoch: int) -> State:":
-        "the shape of the callback that training.loop.train_loop runs for every trainer",
+        "the shape of the callback that tictactoe_rl.training.loop.train_loop runs for every trainer",
 }
 
 
@@ -358,7 +358,7 @@ def test_no_solution_text_is_left_anywhere(exercise):
                 texts[path] = path.read_text(encoding="utf-8")
             except UnicodeDecodeError:
                 continue                                  # the binary tables
-    assert exercise / "selfcheck" / "hints.py" in texts     # the hints are searched too
+    assert exercise / "tictactoe_rl" / "selfcheck" / "hints.py" in texts     # the hints are searched too
     every_line = {line.strip() for text in texts.values() for line in text.splitlines()}
     everything = "\n".join(texts.values())
     checked = 0
@@ -423,11 +423,11 @@ def test_imports_only_the_solution_used_are_dropped():
 
 
 def test_the_answer_key_is_there_compressed_and_works_the_same(exercise):
-    students = (exercise / "selfcheck" / "reference.py").read_text(encoding="utf-8")
-    teachers = (ROOT / "selfcheck" / "reference.py").read_text(encoding="utf-8")
+    students = (exercise / "tictactoe_rl" / "selfcheck" / "reference.py").read_text(encoding="utf-8")
+    teachers = (ROOT / "tictactoe_rl" / "selfcheck" / "reference.py").read_text(encoding="utf-8")
     assert not [line for line in teachers.splitlines() if len(line.strip()) >= 12
                 and line.strip() in students]
-    probe = ("import selfcheck.reference as key; print(sorted(name for name in vars(key) "
+    probe = ("import tictactoe_rl.selfcheck.reference as key; print(sorted(name for name in vars(key) "
              "if not name.startswith('_')), key.expected(1, 'correct', 0.01, 0.95)[(1, 0)])")
     assert run(["-c", probe], exercise).stdout == run(["-c", probe], ROOT).stdout != ""
 

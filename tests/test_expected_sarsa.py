@@ -9,12 +9,12 @@ import pytest
 
 import ExpectedSARSA_Trainer
 from AI_Agent import AI_Agent
-from exact.solver import is_unbeatable
+from tictactoe_rl.exact.solver import is_unbeatable
 from State import O, X, X_WON, State, parse_moves
-from training.loop import learn_from_episodes
-from training.registry import trainer_scripts, trainers
-from training.rules import Step, exploring_policy
-from training.run import build_run
+from tictactoe_rl.training.loop import learn_from_episodes
+from tictactoe_rl.training.registry import trainer_scripts, trainers
+from tictactoe_rl.training.rules import Step, exploring_policy
+from tictactoe_rl.training.run import build_run
 
 ROOT = Path(__file__).resolve().parent.parent
 ALPHA, GAMMA, EPSILON = 0.5, 0.5, 0.25

@@ -14,17 +14,17 @@ import pygame
 import pytest
 from pygame._sdl2.video import Window
 
-import cli
+from tictactoe_rl import cli
 import Game as game_module
 from AI_Agent import AI_Agent
 from Agent import PolicyUnknown
 from Game import Game
 from Graphics import MIN_SIZE, Graphics
-from gui.captions import footer, label, score_line, status
-from gui.paint import BACKGROUND, CHOICE, GOOD, shade
-from gui.thinking import computer_values
+from tictactoe_rl.gui.captions import footer, label, score_line, status
+from tictactoe_rl.gui.paint import BACKGROUND, CHOICE, GOOD, shade
+from tictactoe_rl.gui.thinking import computer_values
 from Human_Agent import Human_Agent, HumanMoveError
-from players.playout import PlayoutAgent
+from tictactoe_rl.players.playout import PlayoutAgent
 from State import DRAW, EMPTY, O, O_WON, X, X_WON, State
 from TicTacToe import TicTacToe
 

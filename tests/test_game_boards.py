@@ -14,14 +14,14 @@ from pathlib import Path
 import pygame
 import pytest
 
-import cli
+from tictactoe_rl import cli
 import Game as game_module
-from Board import TIC_TAC_TOE, BoardShape
-from Board_State import BoardState, start_position
+from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
+from tictactoe_rl.positions import BoardState, start_position
 from Game import OTHER_BOARD_X, Game
 from Graphics import Graphics, View, winning_line
-from gui.captions import footer, status
-from gui.paint import BACKGROUND, CHOICE, GRID, LAST_MOVE, WIN_LINE, shade
+from tictactoe_rl.gui.captions import footer, status
+from tictactoe_rl.gui.paint import BACKGROUND, CHOICE, GRID, LAST_MOVE, WIN_LINE, shade
 from State import DRAW, O, O_WON, X, X_WON
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,10 +17,10 @@ import pytest
 
 from Game import HUMAN_PAUSE, Game
 from Graphics import Graphics
-from gui.captions import footer
-from gui.display import NoDisplay, screenshot_problem
-from gui.paint import CHOICE, WIN_LINE
-from gui.values import PROBABILITIES, Overlay, best_cells, format_value
+from tictactoe_rl.gui.captions import footer
+from tictactoe_rl.gui.display import NoDisplay, screenshot_problem
+from tictactoe_rl.gui.paint import CHOICE, WIN_LINE
+from tictactoe_rl.gui.values import PROBABILITIES, Overlay, best_cells, format_value
 from State import EMPTY, O, X, X_WON, State
 from tools.benchmarks.quit import quit_during_search
 
@@ -338,7 +338,7 @@ def test_after_the_computers_move_the_outline_is_on_the_move_it_played_and_frame
     """H on: the values stay up after the computer's move; the green outline marks the cell it
     played (its values were of the position before), not the best cell left, and the last move
     has an amber frame; the footer says what both mean."""
-    from gui.paint import LAST_MOVE_FRAME
+    from tictactoe_rl.gui.paint import LAST_MOVE_FRAME
     game, clock = make_game(str(ROOT / "Data" / "Q_MC_X.pth"), "human", delay=0.5)
     game.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_h, mod=0, unicode="h"))
     before = game.overlay()

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from AI_Agent import AI_Agent
-from training.curves import exact_results
-from exact.solver import worst_case
+from tictactoe_rl.training.curves import exact_results
+from tictactoe_rl.exact.solver import worst_case
 from State import O, X
 from tools.exercise import make as make_exercise
 from tools.grade import read_tree

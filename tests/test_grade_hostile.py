@@ -92,7 +92,7 @@ if "--result-fd" in _sys.argv:
 
 # Rewrites the trusted self-check in its copy so that every piece "passes".
 REWRITE = '''
-for _name in ("selfcheck/run.py", "check.py"):
+for _name in ("tictactoe_rl/selfcheck/run.py", "check.py"):
     try:
         with open(_name, "w") as _file:
             _file.write("import sys, json\\nprint('passed')\\n")
@@ -180,7 +180,7 @@ def hostile(tmp_path_factory, exercise):
     hand_ins.mkdir()
     tampered = write_folder(hand_ins / "tampered", {
         "check.py": "import sys\nprint('all pass')\nsys.exit(0)\n",
-        "selfcheck/run.py": "# always passed\n", "selfcheck/extra.py": "# new\n",
+        "tictactoe_rl/selfcheck/run.py": "# always passed\n", "selfcheck/extra.py": "# new\n",
         ".github/workflows/classroom.yml": "on: push\n"})
     made = {
         "forger": with_code(FORGE.format(data=str(ROOT / "Data"))),
@@ -196,7 +196,7 @@ def hostile(tmp_path_factory, exercise):
         "borrower": borrowing(exercise),
         "padder": changed(solved(), "MC_Trainer.py", "        return final_state\n", PADDING),
         "peeker": changed(solved(), "AI_Agent.py", '        if self.epsilon_schedule == "exp":',
-                          '        import selfcheck.reference  # noqa  (the answer key)\n'
+                          '        import tictactoe_rl.selfcheck.reference  # noqa  (the answer key)\n'
                           '        if self.epsilon_schedule == "exp":'),
     }
     (hand_ins / "stubs").mkdir()
@@ -222,7 +222,7 @@ def test_a_main_that_cheats_only_in_the_real_training_loses_its_piece(hostile):
     assert padder["flags"] == "the X training: not the student's own work", padder["flags"]
     note = padder["note"]
     assert "piece 3: the training of X with its main: your code reads the self-check's own code " \
-        "(selfcheck/pieces.py)" in note, note
+        "(tictactoe_rl/selfcheck/pieces.py)" in note, note
     assert "the training of O with its main: main raised ValueError: not saving" in note, note
     assert padder["X vs random wins"] == "" and padder["total"] == str(30 + 30 + 10 + 10), padder
 
@@ -233,7 +233,7 @@ def test_a_piece_that_reaches_into_the_check_is_flagged_in_the_report(hostile):
     peeker = rows["peeker"]
     assert peeker["piece 1"] == "flagged" and peeker["points 1"] == "0", peeker
     assert "piece 1: not the student's own work" in peeker["flags"]
-    assert "imports the self-check's own code (selfcheck.reference)" in peeker["note"]
+    assert "imports the self-check's own code (tictactoe_rl.selfcheck.reference)" in peeker["note"]
 
 
 @pytest.mark.slow
@@ -564,7 +564,7 @@ def main():
     _honest_main()
     import os as _os, sys as _sys
     if "--table" in _sys.argv and _sys.argv[_sys.argv.index("--train") + 1] == "O":
-        from tables.files import save_table as _save
+        from tictactoe_rl.tables.files import save_table as _save
         from State import State as _State
         _folder = _os.path.dirname(_sys.argv[_sys.argv.index("--table") + 1])
         _save(_os.path.join(_folder, "X.pth"), {(_State(), (1, 1)): 1.0}, 1)

@@ -86,10 +86,10 @@ def test_a_table_that_is_not_the_one_the_check_judged_is_flagged(tmp_path, judge
 
 
 def test_changed_check_files_are_named_and_line_endings_are_no_change():
-    issued = {"check.py": b"a\nb\n", "selfcheck/run.py": b"run\n", "AI_Agent.py": b"stub\n"}
-    assert changed_checks({"check.py": b"a\r\nb\r\n", "selfcheck/run.py": b"run\n"}, issued) == []
+    issued = {"check.py": b"a\nb\n", "tictactoe_rl/selfcheck/run.py": b"run\n", "AI_Agent.py": b"stub\n"}
+    assert changed_checks({"check.py": b"a\r\nb\r\n", "tictactoe_rl/selfcheck/run.py": b"run\n"}, issued) == []
     [flag] = changed_checks({"check.py": b"exit(0)\n", ".github/workflows/x.yml": b"on: push\n",
-                             "selfcheck/run.py": b"run\n"}, issued)
+                             "tictactoe_rl/selfcheck/run.py": b"run\n"}, issued)
     assert flag == ("check files differ from the issued ones: .github/workflows/x.yml, "
                     "check.py")
 
@@ -221,11 +221,11 @@ def test_the_box_gets_no_shipped_table_and_no_file_of_the_hand_in_but_its_own(ex
     issued = read_tree(exercise)
     assert "Data/Q_MC_X.pth" in issued and "Data/Q_MC_O.pth" in issued
     handed = Submission("s", "s", files={"AI_Agent.py": b"# mine\n",
-                                         "selfcheck/run.py": b"# always passed\n"})
+                                         "tictactoe_rl/selfcheck/run.py": b"# always passed\n"})
     files = box_files(issued, handed, ("AI_Agent.py",))
     assert not [name for name in files if name.startswith("Data/") and name.endswith(".pth")]
     assert files["AI_Agent.py"] == b"# mine\n"
-    assert files["selfcheck/run.py"] == issued["selfcheck/run.py"]
+    assert files["tictactoe_rl/selfcheck/run.py"] == issued["tictactoe_rl/selfcheck/run.py"]
 
 
 def test_planted_bytecode_and_startup_files_are_flagged_but_not_pythons_own(tmp_path):
@@ -236,14 +236,14 @@ def test_planted_bytecode_and_startup_files_are_flagged_but_not_pythons_own(tmp_
 
     folder = tmp_path / "hand-in"
     (folder / "selfcheck").mkdir(parents=True)
-    issued = {"check.py": b"print('check')\n", "selfcheck/run.py": b"print('run')\n",
-              "selfcheck/common.py": b"x = 1\n", "AI_Agent.py": b"stub\n"}
+    issued = {"check.py": b"print('check')\n", "tictactoe_rl/selfcheck/run.py": b"print('run')\n",
+              "tictactoe_rl/selfcheck/common.py": b"x = 1\n", "AI_Agent.py": b"stub\n"}
     for name, data in issued.items():
         (folder / name).write_bytes(data)
     (folder / "forged.py").write_text("print('passed')\n")
     for name, mode in (("run", py_compile.PycInvalidationMode.UNCHECKED_HASH),
                        ("common", py_compile.PycInvalidationMode.TIMESTAMP)):
-        py_compile.compile(str(folder / ("forged.py" if name == "run" else "selfcheck/common.py")),
+        py_compile.compile(str(folder / ("forged.py" if name == "run" else "tictactoe_rl/selfcheck/common.py")),
                            cfile=importlib.util.cache_from_source(str(folder / "selfcheck" /
                                                                       f"{name}.py")),
                            doraise=True, invalidation_mode=mode)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tables.files import load_table, save_table
+from tictactoe_rl.tables.files import load_table, save_table
 from tools.grading.box import new_box, remove, write_tree
 from tools.grading.cgroups import memory_groups
 from tools.grading.isolation import (
@@ -171,7 +171,7 @@ def test_the_graders_own_repository_is_out_of_reach_but_its_python(sandbox):
     """The solved code, its history and its tables are in this repository: a box sees none of
     it, only the Python environment it runs (a .venv inside the repository, say)."""
     needs(sandbox, "read-only file systems")
-    solved = ["AI_Agent.py", "MC_Trainer.py", "training/monte_carlo.py", ".git", "tools/grade.py"]
+    solved = ["AI_Agent.py", "MC_Trainer.py", "tictactoe_rl/training/monte_carlo.py", ".git", "tools/grade.py"]
     assert all(os.path.lexists(ROOT / name) for name in solved)
     answer = sandbox(f"""
         import json, os, sys

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-import cli
+from tictactoe_rl import cli
 import DQN_Trainer
 import Tester
-from tables import course_files, files as Q_Table
-from tables.files import TableError, load_table
-from neural.files import NetworkError, load_network
+from tictactoe_rl.tables import course_files, files as Q_Table
+from tictactoe_rl.tables.files import TableError, load_table
+from tictactoe_rl.neural.files import NetworkError, load_network
 from tools.hostile.networks import NETWORKS, RESUME, RESUMES, deflate_bomb, good_network
-from tables import opcodes
+from tictactoe_rl.tables import opcodes
 from tools.hostile.tables import HOSTILE, ZIPPED, as_torch_zip, colliding_keys, lying_zip64, \
     many_members, many_valid_entries, name, put, text, zip_bomb
 

@@ -146,12 +146,12 @@ def test_the_version_is_one_value_everywhere():
     installed metadata is compared in test_pip_install_then_gym_make_from_another_folder)."""
     import tomllib
 
-    import cli
+    from tictactoe_rl import cli
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert project["project"]["dynamic"] == ["version"]
     assert project["tool"]["setuptools"]["dynamic"]["version"]["attr"] == \
-        "tictactoe_rl.course.cli.VERSION"
+        "tictactoe_rl.cli.VERSION"
     for script in ("MC_Trainer.py", "Tester.py", "Q_Trainer.py"):
         shown = subprocess.run([sys.executable, script, "--version"], cwd=ROOT,
                                capture_output=True, text=True, check=True).stdout

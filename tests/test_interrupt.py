@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from training import loop
-from training.run import Run
-from training.run import build_run
+from tictactoe_rl.training import loop
+from tictactoe_rl.training.run import Run
+from tictactoe_rl.training.run import build_run
 from AI_Agent import AI_Agent
-from tables.files import load_table
+from tictactoe_rl.tables.files import load_table
 from State import X, State
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -211,9 +211,9 @@ def test_self_play_tables_out_of_step_resume_from_the_smaller_count(tmp_path, ca
     """A run killed between its X and O saves leaves two counts; --resume goes on from the
     smaller one instead of refusing for good."""
     from State import State, parse_moves
-    from tables.files import save_table
-    from training.learners import TableLearner
-    from training.run import resume_all
+    from tictactoe_rl.tables.files import save_table
+    from tictactoe_rl.training.learners import TableLearner
+    from tictactoe_rl.training.run import resume_all
     x, o = TableLearner(AI_Agent(X)), TableLearner(AI_Agent(-1))
     save_table(str(tmp_path / "t_X.pth"), {(State(), (1, 1)): 0.5}, X,
                {"episodes_done": 900, "epochs": 1000, "epsilon": "linear"})
@@ -272,7 +272,7 @@ def test_a_save_that_fails_after_training_keeps_the_table_and_says_where(tmp_pat
     """A full disk at the end of a run: the trained table goes to a fallback file, named in the
     one-line error, and can be resumed from there."""
     import MC_Trainer
-    from tables import files
+    from tictactoe_rl.tables import files
 
     real_save = files.save_table
 

@@ -145,9 +145,9 @@ def top(name: str) -> str:
 
 def test_the_graph_sees_the_imports_it_should():
     """The parser finds what is there: a plain import, a from-import of a name, a lazy import."""
-    assert {"Agent", "exploration.schedules", "tables.files"} <= GRAPH["AI_Agent"]
-    assert "neural.agent" in GRAPH["players.specs"]          # inside make_agent
-    assert "training.rules" in GRAPH["SARSA_Trainer"]
+    assert {"Agent", "tictactoe_rl.exploration.schedules", "tictactoe_rl.tables.files"} <= GRAPH["AI_Agent"]
+    assert "tictactoe_rl.neural.agent" in GRAPH["tictactoe_rl.players.specs"]          # inside make_agent
+    assert "tictactoe_rl.training.rules" in GRAPH["SARSA_Trainer"]
 
 
 def test_every_module_is_on_a_floor():

@@ -7,12 +7,12 @@ import pytest
 
 import MC_Trainer
 from AI_Agent import AI_Agent
-from tables.files import load_table
+from tictactoe_rl.tables.files import load_table
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
-from exact.solver import exact_outcome, worst_case
+from tictactoe_rl.exact.solver import exact_outcome, worst_case
 from State import O, ONGOING, X, State
-from exact.symmetry import images
+from tictactoe_rl.exact.symmetry import images
 from TicTacToe import REWARD, TicTacToe
 
 DATA = Path(__file__).resolve().parent.parent / "Data"
@@ -110,7 +110,7 @@ def greedy_episode(side):
 def refined(mc, episode: list, side: int) -> dict:
     """The solved trainer's update (``python MC_Trainer.py``) of an empty table by ``episode``
     (the course's format), with the module's gamma and alpha."""
-    from training.monte_carlo import refined_update
+    from tictactoe_rl.training.monte_carlo import refined_update
     Q: dict = {}
     refined_update(Q, episode[:-1], episode[-1][0], side, mc.gamma, mc.alpha)
     return Q

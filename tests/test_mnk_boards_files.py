@@ -17,16 +17,16 @@ import MC_Trainer
 import Q_Trainer
 import SARSA_Trainer
 from AI_Agent import AI_Agent
-from Board import TIC_TAC_TOE, BoardShape
-from Board_State import BoardState, shape_of, start_position
+from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
+from tictactoe_rl.positions import BoardState, shape_of, start_position
 from State import O, X, State
-from tables.board_files import is_board_file
-from tables.files import TableError, is_table_file, load_table, save_board_table, save_table
+from tictactoe_rl.tables.board_files import is_board_file
+from tictactoe_rl.tables.files import TableError, is_table_file, load_table, save_board_table, save_table
 from TicTacToe import TicTacToe
-from training.curves import CURVE_GAMES, exact_results
-from training.options import default_file
-from training.report import learner_report
-from training.run import default_path
+from tictactoe_rl.training.curves import CURVE_GAMES, exact_results
+from tictactoe_rl.training.options import default_file
+from tictactoe_rl.training.report import learner_report
+from tictactoe_rl.training.run import default_path
 
 ROOT = Path(__file__).resolve().parent.parent
 FOUR = BoardShape(4, 4, 4)

@@ -10,17 +10,17 @@ import random
 import numpy as np
 import pytest
 
-from Board import TIC_TAC_TOE, BoardShape
-from Board_State import BoardState, PositionCache, shape_of, start_position
-from boards.evaluate import Z_95, Sampled, opponents_of, sampled_result
-from boards.perfect import PerfectAgent, solver_of
+from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
+from tictactoe_rl.positions import BoardState, PositionCache, shape_of, start_position
+from tictactoe_rl.boards.evaluate import Z_95, Sampled, opponents_of, sampled_result
+from tictactoe_rl.boards.perfect import PerfectAgent, solver_of
 from Episode import play_games
-from exact import symmetry
-from exact.symmetry import board_images, images
-from players import search
-from players.mcts import MCTSAgent
-from players.playout import PlayoutAgent
-from players.search import successors
+from tictactoe_rl.exact import symmetry
+from tictactoe_rl.exact.symmetry import board_images, images
+from tictactoe_rl.players import search
+from tictactoe_rl.players.mcts import MCTSAgent
+from tictactoe_rl.players.playout import PlayoutAgent
+from tictactoe_rl.players.search import successors
 from Random_Agent import Random_Agent
 import Random_Agent_Advanced as advanced
 from Random_Agent_Advanced import Random_Agent_Advanced, completing_cell, forced_move

@@ -13,16 +13,16 @@ import pytest
 
 import MC_Trainer
 import Q_Trainer
-from Board import TIC_TAC_TOE, BoardShape
-from Board_State import BoardState, shape_of, start_position
-from boards.evaluate import Sampled
-from boards.perfect import PerfectAgent
+from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
+from tictactoe_rl.positions import BoardState, shape_of, start_position
+from tictactoe_rl.boards.evaluate import Sampled
+from tictactoe_rl.boards.perfect import PerfectAgent
 from Episode import play_games
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import completing_cell
 from State import O, O_WON, X, X_WON, State
-from tables.board_files import encode
-from tables.files import TableError, load_table, save_board_table
+from tictactoe_rl.tables.board_files import encode
+from tictactoe_rl.tables.files import TableError, load_table, save_board_table
 from TicTacToe import TicTacToe
 
 FOUR = BoardShape(4, 4, 4)
@@ -263,7 +263,7 @@ def test_mc_trains_4x4_samples_its_report_and_repeats_bit_for_bit(tmp_path, caps
 
 
 def test_the_default_file_names_its_board():
-    from training.options import default_file
+    from tictactoe_rl.training.options import default_file
     assert default_file("my_Q_MC_{side}.pth", "X", FOUR).endswith("Data/my_Q_MC_X_4x4k4.pth")
     assert default_file("my_Q_MC_{side}.pth", "X").endswith("Data/my_Q_MC_X.pth")
 
@@ -290,8 +290,8 @@ def test_a_small_board_is_measured_exactly(tmp_path, capsys):
 @pytest.mark.slow
 def test_dqn_trains_4x4_and_its_network_is_refused_for_another_board(tmp_path, capsys):
     import DQN_Trainer
-    from neural.files import NetworkError, load_network
-    from players.specs import make_agent
+    from tictactoe_rl.neural.files import NetworkError, load_network
+    from tictactoe_rl.players.specs import make_agent
 
     paths = [tmp_path / name for name in ("a.pt", "b.pt")]
     for path in paths:

@@ -28,8 +28,8 @@ import nim  # noqa: E402
 import play as nim_play  # noqa: E402
 from better import course_train, learn_from_game, train_better  # noqa: E402
 from nim import Nim, NimAI, play, train  # noqa: E402
-from selfcheck.common import Failure, NotWritten  # noqa: E402
-from selfcheck.nim_piece import check_nim  # noqa: E402
+from tictactoe_rl.selfcheck.common import Failure, NotWritten  # noqa: E402
+from tictactoe_rl.selfcheck.nim_piece import check_nim  # noqa: E402
 
 INVALID = "Invalid move, try again."
 START = [1, 3, 5, 7]
@@ -647,7 +647,7 @@ def test_better_training_finds_a_winning_move_everywhere(seed, capsys):
     assert (report.greedy_winning, report.winning, report.wins_vs_perfect) == (335, 335, 335)
 
 
-# --- the self-check of the four functions (selfcheck/nim_piece.py) -------------------------------
+# --- the self-check of the four functions (tictactoe_rl/selfcheck/nim_piece.py) -------------------------------
 
 def student(**functions):
     """A stand-in for a student's nim module whose NimAI has ``functions`` in place of ours."""

@@ -10,20 +10,20 @@ import numpy as np
 import pytest
 
 import check
-import cli
+from tictactoe_rl import cli
 import Tester
-from Board import BoardShape
-from Board_State import intern
+from tictactoe_rl.geometry import BoardShape
+from tictactoe_rl.positions import intern
 from State import X
-from envs.board import cell_ranges
-from tables.files import save_board_table, save_table
+from tictactoe_rl.envs.board import cell_ranges
+from tictactoe_rl.tables.files import save_board_table, save_table
 from State import State
 
 gymnasium = pytest.importorskip("gymnasium")
 pettingzoo = pytest.importorskip("pettingzoo")
 
-from envs import pettingzoo_env  # noqa: E402
-from envs.gymnasium_env import TicTacToeEnv  # noqa: E402
+from tictactoe_rl.envs import pettingzoo_env  # noqa: E402
+from tictactoe_rl.envs.gymnasium_env import TicTacToeEnv  # noqa: E402
 
 FOUR = BoardShape(4, 4, 4)
 

@@ -9,15 +9,15 @@ import signal
 
 import pytest
 
-import cli
+from tictactoe_rl import cli
 import DQN_Trainer
 import Q_Trainer
-from Board import BoardShape
-from Board_State import intern
+from tictactoe_rl.geometry import BoardShape
+from tictactoe_rl.positions import intern
 from State import O, X, State
-from tables.files import load_table, save_board_table, save_table
-from training import destination
-from training.destination import Purpose, purpose_of
+from tictactoe_rl.tables.files import load_table, save_board_table, save_table
+from tictactoe_rl.training import destination
+from tictactoe_rl.training.destination import Purpose, purpose_of
 
 FOUR = BoardShape(4, 4, 4)
 SHORT = ["--epochs", "200", "--seed", "1"]
@@ -52,8 +52,8 @@ def table_4x4(path, side: int = X) -> bytes:
 
 
 def network(path, sides=(X,)) -> bytes:
-    from neural.files import save_network
-    from neural.network import QNetwork
+    from tictactoe_rl.neural.files import save_network
+    from tictactoe_rl.neural.network import QNetwork
     save_network(str(path), QNetwork((8,)), sides, {"algorithm": "DQN"})
     return path.read_bytes()
 

@@ -11,11 +11,11 @@ import time
 import pytest
 
 from Agent import PolicyUnknown
-from players.specs import SpecError, make_agent
-from players.mcts import DEFAULT_ITERATIONS, Edge, MCTSAgent
-from players.playout import PlayoutAgent, Tally, playout
+from tictactoe_rl.players.specs import SpecError, make_agent
+from tictactoe_rl.players.mcts import DEFAULT_ITERATIONS, Edge, MCTSAgent
+from tictactoe_rl.players.playout import PlayoutAgent, Tally, playout
 from Random_Agent import Random_Agent
-from exact.solver import exact_outcome, minimax_value, worst_case
+from tictactoe_rl.exact.solver import exact_outcome, minimax_value, worst_case
 from State import DRAW, O, ONGOING, WIN_LINES, X, State, all_states, parse_moves
 
 STANDARD_ERRORS = 5  # a sampled figure may be this many standard errors off (about 1 in 1.7 million)
@@ -163,7 +163,7 @@ def wall_seconds(agent, state: State, tries: int = 3) -> list[float]:
 
 
 def test_the_time_limit_ends_the_rounds_at_the_first_check_after_it(monkeypatch):
-    from players import playout as module
+    from tictactoe_rl.players import playout as module
     monkeypatch.setattr(module, "perf_counter", Fake_Clock(0.25))  # the deadline is read at 0.25
     statistics, _ = PlayoutAgent(X, timelimit=1.0).decide(State())
     assert {tally.playouts for tally in statistics.values()} == {4}  # checks at 0.5 ... 1.25
@@ -246,7 +246,7 @@ def test_mcts_time_budget_is_honoured(monkeypatch):
     assert max(seconds) < ENDS_WITHIN
     with pytest.raises(PolicyUnknown):
         agent.action_probs(State())
-    from players import mcts as module
+    from tictactoe_rl.players import mcts as module
     monkeypatch.setattr(module, "perf_counter", Fake_Clock(0.25))
     visits = MCTSAgent(X, time=1.0, show="visits").analyse(State())
     assert sum(visits.values()) == 4

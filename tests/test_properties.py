@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from Random_Agent import Random_Agent
-from exact.solver import exact_outcome, minimax_value, safe_actions
+from tictactoe_rl.exact.solver import exact_outcome, minimax_value, safe_actions
 from State import DRAW, O, O_WON, ONGOING, X, X_WON, State
 from TicTacToe import TicTacToe
 

@@ -1,11 +1,11 @@
-"""Exploration schedules as objects (exploration/schedules.py): their windows, the one default,
+"""Exploration schedules as objects (tictactoe_rl/exploration/schedules.py): their windows, the one default,
 and that the table trainers' and the network's decay windows come from them."""
 
 import pytest
 
 from AI_Agent import AI_Agent
-from exploration.schedules import DEFAULT_SCHEDULE, EPSILON_DECAY_EPOCHS, Schedule
-from training.options import Defaults
+from tictactoe_rl.exploration.schedules import DEFAULT_SCHEDULE, EPSILON_DECAY_EPOCHS, Schedule
+from tictactoe_rl.training.options import Defaults
 
 
 def test_the_table_trainers_window_is_the_first_half_of_the_run():
@@ -33,6 +33,6 @@ def test_an_unknown_schedule_is_one_clear_error():
 def test_a_learner_falls_over_its_schedules_window():
     """(What epsilon is at each episode is piece 1's, tested with it in test_core.)"""
     from TicTacToe import TicTacToe
-    from training.run import make_learner
+    from tictactoe_rl.training.run import make_learner
     learner = make_learner(1, TicTacToe(), 1, "exp", 3_000)
     assert (learner.epsilon_schedule, learner.decay_epochs) == ("exp", 1_500)

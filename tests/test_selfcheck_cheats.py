@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from selfcheck import apart, draw, episodes, guard, reference, shadow
-from selfcheck.common import NotOwnWork
-from selfcheck.solved import solver_valued
+from tictactoe_rl.selfcheck import apart, draw, episodes, guard, reference, shadow
+from tictactoe_rl.selfcheck.common import NotOwnWork
+from tictactoe_rl.selfcheck.solved import solver_valued
 from State import O, X
-from tables.files import load_table
+from tictactoe_rl.tables.files import load_table
 from tools.benchmarks.handins import CHEATS, HONEST, write_hand_in
 from tools.exercise import make as make_exercise
 from tools.grading.measure import Measure
@@ -157,7 +157,7 @@ def shipped_x() -> dict:
 
 
 def test_the_solver_s_values_are_recognised_and_a_trained_table_is_not():
-    from exact.solver import solve
+    from tictactoe_rl.exact.solver import solve
     trained = shipped_x()
     solved = {(state, action): solve(state.children()[action])[0] * X
               for state, action in trained}

@@ -25,7 +25,7 @@ from tests.test_selfcheck_verdicts import students  # noqa: F401  (a fixture, us
 
 ROOT = Path(__file__).resolve().parent.parent
 PIECES = range(1, 6)
-# The pieces judged apart from the student's code (selfcheck.apart): all of them.
+# The pieces judged apart from the student's code (tictactoe_rl.selfcheck.apart): all of them.
 JUDGED_APART = (1, 2, 3, 4, 5)
 FORGED = '{"verdict": "passed", "message": "forged", "data": null}'
 CLEAN_FORGED = '{"verdict": "passed", "message": "forged"}'      # all a piece's result holds
@@ -35,7 +35,7 @@ FORGERIES = {
     "grade patched in sys.modules": '''
 import sys as _sys
 _passed = lambda *_a, **_k: {"verdict": "passed", "message": "forged"}
-for _name in ("__main__", "selfcheck.run", "selfcheck.apart"):
+for _name in ("__main__", "tictactoe_rl.selfcheck.run", "tictactoe_rl.selfcheck.apart"):
     _module = _sys.modules.get(_name)
     for _attr in ("grade", "verdict_of", "own_work", "judged", "in_child"):
         if _module is not None and hasattr(_module, _attr):
@@ -45,7 +45,7 @@ for _name in ("__main__", "selfcheck.run", "selfcheck.apart"):
     "piece checks patched": '''
 import sys as _sys
 for _name, _module in list(_sys.modules.items()):
-    if _name.startswith("selfcheck.piece") or _name == "selfcheck.nim_piece":
+    if _name.startswith("tictactoe_rl.selfcheck.piece") or _name == "tictactoe_rl.selfcheck.nim_piece":
         for _attr in ("check", "judge", "compare", "gather", "judge_values", "check_calls"):
             if hasattr(_module, _attr):
                 setattr(_module, _attr, lambda *_a, **_k: "forged")
@@ -131,7 +131,7 @@ if _sys.argv[1:3] == ["--piece", "1"] and _os.fork() == 0:
             try:
                 with open(f"/proc/{_pid}/cmdline", "rb") as _file:
                     _args = _file.read().split(b"\\0")
-                if b"selfcheck.run" not in _args or b"--piece" not in _args:
+                if b"tictactoe_rl.selfcheck.run" not in _args or b"--piece" not in _args:
                     continue
                 _fd = _args[_args.index(b"--result-fd") + 1].decode()
                 _out = _os.open(f"/proc/{_pid}/fd/{_fd}", _os.O_WRONLY)
@@ -228,7 +228,7 @@ PIECE5_FORGERIES = {
     # Every comparison the check makes turned true: its run of this code then says "passed".
     "comparisons patched": '''
     import sys
-    for name in ("selfcheck.piece_td", "selfcheck.nim_piece", "selfcheck.common"):
+    for name in ("tictactoe_rl.selfcheck.piece_td", "tictactoe_rl.selfcheck.nim_piece", "tictactoe_rl.selfcheck.common"):
         sys.modules[name].close = lambda *args, **kwargs: True
 ''',
     # The piece's module swapped in sys.modules and under the name the runner holds.
@@ -236,8 +236,8 @@ PIECE5_FORGERIES = {
     import sys, types
     fake = types.SimpleNamespace(check=lambda ask: "forged", judge=lambda answers: "forged",
                                  gather=lambda student: [])
-    sys.modules["selfcheck.piece_td"] = fake
-    for name in ("selfcheck.run", "__main__"):
+    sys.modules["tictactoe_rl.selfcheck.piece_td"] = fake
+    for name in ("tictactoe_rl.selfcheck.run", "__main__"):
         if name in sys.modules:
             sys.modules[name].piece_td = fake
 ''',
@@ -395,7 +395,7 @@ def main():
     import subprocess
     forged = ("import collections\\\\ndef expected(side, model, rate, gamma):\\\\n"
               "    return collections.defaultdict(lambda: 0.5 if gamma == 0.95 else 9.0)\\\\n")
-    subprocess.run(["sh", "-c", f"printf '{forged}' > selfcheck/reference.py"], check=True)
+    subprocess.run(["sh", "-c", f"printf '{forged}' > tictactoe_rl/selfcheck/reference.py"], check=True)
     for epoch in range(epochs):
         episode = Generate_episode(player1, epoch)
         for state, action, _ in episode[:-1]:
@@ -418,7 +418,7 @@ def test_an_answer_key_rewritten_on_disk_changes_no_verdict(students, tmp_path):
                                           + "\n\n" + trainer[end:], encoding="utf-8")
     done = subprocess.run([sys.executable, "check.py", "--piece", "3"], cwd=folder,
                           capture_output=True, text=True, timeout=300)
-    assert "collections" in (folder / "selfcheck" / "reference.py").read_text()   # rewritten
+    assert "collections" in (folder / "tictactoe_rl" / "selfcheck" / "reference.py").read_text()   # rewritten
     assert "piece 3" in done.stdout and ": passed" not in done.stdout, done.stdout
 
 
@@ -507,7 +507,7 @@ def test_the_attempted_probe_of_a_module_that_does_not_load_is_a_verdict(student
     shutil.copytree(students, folder)
     (folder / "MC_Trainer.py").write_text("def main(:\n", encoding="utf-8")
     reading, writing = os.pipe()
-    done = subprocess.run([sys.executable, "-m", "selfcheck.run", "--piece", "4", "--attempted",
+    done = subprocess.run([sys.executable, "-m", "tictactoe_rl.selfcheck.run", "--piece", "4", "--attempted",
                            "--result-fd", str(writing)], cwd=folder, pass_fds=(writing,),
                           capture_output=True, text=True, timeout=120)
     os.close(writing)

@@ -24,7 +24,7 @@ PLANTED = "import os; open(os.environ['PLANTED_MARK'], 'a').write('ran\\n')\n"
 
 def test_a_piece_runs_without_the_user_site_packages():
     command = check_py.piece_command(["--piece", "1"])
-    assert command[:4] == [sys.executable, "-s", "-m", "selfcheck.run"]
+    assert command[:4] == [sys.executable, "-s", "-m", "tictactoe_rl.selfcheck.run"]
     assert environment(Path("/box"))["PYTHONNOUSERSITE"] == "1"
 
 
@@ -69,14 +69,14 @@ def test_a_pth_planted_in_the_user_site_never_runs_in_a_piece(tmp_path):
 # check of that process, so a wrong piece would pass if the check's verdict rested on it.
 PATCH_COMPARE = '''
 import sys as _sys
-_episode_check = _sys.modules["selfcheck.piece_episode"]
+_episode_check = _sys.modules["tictactoe_rl.selfcheck.piece_episode"]
 _compare = _episode_check.compare
 _episode_check.compare = lambda episode, log, side, epoch, *a, **k: _compare(
     episode, [(who, state, move, epoch) for who, state, move, _ in log], side, epoch, *a, **k)
 '''
 PATCH_CHECK_CALLS = '''
 import sys as _sys
-_sys.modules["selfcheck.piece_main"].check_calls = lambda *a, **k: []
+_sys.modules["tictactoe_rl.selfcheck.piece_main"].check_calls = lambda *a, **k: []
 '''
 
 

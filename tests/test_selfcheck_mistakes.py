@@ -1,5 +1,5 @@
 """Every wrong Monte Carlo update the check knows of is told from the right one and named:
-first on the judge itself (each model of ``selfcheck.episodes`` against the answer key), then
+first on the judge itself (each model of ``tictactoe_rl.selfcheck.episodes`` against the answer key), then
 with hand-ins written here, in styles of their own, through ``python check.py`` in a generated
 students' version and, for a few, through ``tools/grade.py`` as one class. Each message says
 what the code did, what it should do and the chapter's line that says so.
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from selfcheck import reference
-from selfcheck.common import Failure
-from selfcheck.episodes import CORRECT, MODELS, RUNNING_AVERAGE, hand_made
-from selfcheck.piece_main import fit, judge_values
+from tictactoe_rl.selfcheck import reference
+from tictactoe_rl.selfcheck.common import Failure
+from tictactoe_rl.selfcheck.episodes import CORRECT, MODELS, RUNNING_AVERAGE, hand_made
+from tictactoe_rl.selfcheck.piece_main import fit, judge_values
 from State import O, X
 from tests.test_selfcheck_verdicts import (  # noqa: F401  (students: a fixture, used by name)
     check, hand_in, piece_line, students)

@@ -14,7 +14,7 @@ import pytest
 
 from tests.test_selfcheck_verdicts import (  # noqa: F401  (students: a fixture, used by name)
     CHAPTER_LOOP, a_main, check, hand_in, piece_line, replace_function, students)
-from selfcheck import piece_td
+from tictactoe_rl.selfcheck import piece_td
 
 ROOT = Path(__file__).resolve().parent.parent
 PIECE_5_FILES = ("Episode.py", "SARSA_Trainer.py", "Q_Trainer.py", "nim/nim.py")
@@ -223,8 +223,8 @@ def test_each_update_mistake_leaves_values_of_its_own(monkeypatch, run):
     """The hand-made cases tell every mistake from the right update, and, on the case where it
     first shows, from every other mistake that the cases before it could not show, so that a
     hint can name it: as written (with the values listed), and as runs of the check draw them."""
-    from selfcheck import draw, td_cases
-    from selfcheck.reference import td_values
+    from tictactoe_rl.selfcheck import draw, td_cases
+    from tictactoe_rl.selfcheck.reference import td_values
 
     if run == "as written":
         monkeypatch.setattr(td_cases, "drawn", lambda case: (draw.SYMMETRIES[0], 1.0))

@@ -36,7 +36,7 @@ def a_main(loop: str = CHAPTER_LOOP, before: str = "", after: str = "",
 
 # A copy of a shipped table's pairs made outside the checked process (no shipped file is
 # opened by the hand-in itself): only the saved table can show it.
-COPY_PROGRAM = ("import pickle, sys; from tables.files import load_table; "
+COPY_PROGRAM = ("import pickle, sys; from tictactoe_rl.tables.files import load_table; "
                 "pickle.dump(load_table('Data/Q_MC_X.pth')[0], open(sys.argv[1], 'wb'))")
 COPY_SHIPPED = f'''    import subprocess, sys, tempfile, os, pickle
     copy = os.path.join(tempfile.mkdtemp(), "pairs.pkl")
@@ -100,24 +100,24 @@ CORRECT = {
 
 CHEATS = {
     "piece 1 calls the repository's schedule": ({"epsilon": '''    def epsilon_greedy(self, epoch):
-        from exploration.schedules import epsilon_at
+        from tictactoe_rl.exploration.schedules import epsilon_at
         return epsilon_at("linear", epoch)
 '''}, 1, "the 'linear' schedule is the chapter's: AI_Agent.epsilon_greedy computes it"),
     "piece 1 imports the self-check's answer key": ({"epsilon": '''
     def epsilon_greedy(self, epoch):
-        import selfcheck.reference
+        import tictactoe_rl.selfcheck.reference
         return max(0.01, 1 - 0.99 * epoch / 100000)
-'''}, 1, "your code imports the self-check's own code (selfcheck.reference)"),
+'''}, 1, "your code imports the self-check's own code (tictactoe_rl.selfcheck.reference)"),
     "piece 1 imports the answer key under a source reader's name": ({"epsilon": '''
     def epsilon_greedy(self, epoch):
-        exec(compile("import selfcheck.reference", "inspect.py", "exec"), {})
+        exec(compile("import tictactoe_rl.selfcheck.reference", "inspect.py", "exec"), {})
         return max(0.01, 1 - 0.99 * epoch / 100000)
-'''}, 1, "your code imports the self-check's own code (selfcheck.reference)"),
+'''}, 1, "your code imports the self-check's own code (tictactoe_rl.selfcheck.reference)"),
     "piece 3 reads the self-check's code": ({"main": a_main(
-        before="    source = open('selfcheck/reference.py').read()\n")},
-        3, "your code reads the self-check's own code (selfcheck/reference.py)"),
+        before="    source = open('tictactoe_rl/selfcheck/reference.py').read()\n")},
+        3, "your code reads the self-check's own code (tictactoe_rl/selfcheck/reference.py)"),
     "main calls the solved update": ({"main": a_main('''
-    from training.monte_carlo import plain_update
+    from tictactoe_rl.training.monte_carlo import plain_update
     for epoch in range(start, epochs):
         episode = Generate_episode(player, epoch)
         final = episode.pop()
@@ -131,7 +131,7 @@ CHEATS = {
                                                               "Data/Q_MC_X.pth"),
     "main loads a copy of a shipped table kept under another name": ({
         "copy": ("Data/Q_MC_X.pth", "Data/my_start.pth"), "main": a_main(
-            after="    from tables.files import load_table\n"
+            after="    from tictactoe_rl.tables.files import load_table\n"
                   "    player.Q.update(load_table('Data/my_start.pth')[0])\n")},
         3, "holds the shipped table Data/Q_MC_X.pth"),
     "main makes up pairs no episode had": ({"main": a_main(after='''
@@ -311,7 +311,7 @@ def test_a_trainer_run_before_its_piece_is_written_names_the_piece_in_one_line(s
 
 
 def test_the_students_version_holds_no_solved_schedule_or_update(students):
-    probe = ("import exploration.schedules as s, training.monte_carlo as m\n"
+    probe = ("import tictactoe_rl.exploration.schedules as s, tictactoe_rl.training.monte_carlo as m\n"
              "for call in (lambda: s.epsilon_at('linear', 5), lambda: s.epsilon_at('exp', 5),"
              " lambda: m.refined_update({}, [], None, 1, 0.9, 0.1)):\n"
              "    try:\n        call()\n    except ValueError as error:\n"
@@ -319,7 +319,7 @@ def test_the_students_version_holds_no_solved_schedule_or_update(students):
     done = subprocess.run([sys.executable, "-c", probe], cwd=students, capture_output=True,
                           text=True, timeout=60)
     assert done.stdout.split() == ["ValueError", "ValueError", "NotInTheExercise"], done.stderr
-    text = (students / "exploration" / "schedules.py").read_text(encoding="utf-8")
+    text = (students / "tictactoe_rl" / "exploration" / "schedules.py").read_text(encoding="utf-8")
     assert "import math" not in text and "decay_epochs" not in text.split("def epsilon_at")[1]
 
 

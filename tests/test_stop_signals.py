@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tables.files import load_table
+from tictactoe_rl.tables.files import load_table
 
 ROOT = Path(__file__).resolve().parent.parent
 posix_only = pytest.mark.skipif(os.name != "posix", reason="sends POSIX signals")
@@ -32,11 +32,11 @@ def test_a_signal_during_the_evaluation_after_training_ends_with_its_line_and_st
     """The table is saved, then the test games run: the signal arrives in the middle of them."""
     done = run_script(f"""
 import os, runpy, time
-import training.command
+import tictactoe_rl.training.command
 def signalled(*args):
     os.kill(os.getpid(), {int(number)})
     time.sleep(30)
-training.command.test_games = signalled
+tictactoe_rl.training.command.test_games = signalled
 sys.argv = ["Q_Trainer.py", "--epochs", "200", "--seed", "1", "--out", "t.pth"]
 runpy.run_path({str(ROOT / "Q_Trainer.py")!r}, run_name="__main__")
 """, tmp_path)
@@ -54,7 +54,7 @@ def test_an_interrupt_raised_where_python_drops_it_still_stops_the_script(tmp_pa
     tqdm) is not lost with "Exception ignored in ...": the script stops all the same."""
     done = run_script(f"""
 import os, time, weakref
-import cli
+from tictactoe_rl import cli
 
 class Thing:
     pass
@@ -85,7 +85,7 @@ def test_a_signal_while_the_script_ends_gives_its_line_and_status(tmp_path, numb
     by the signal, with no line): the script ends before that."""
     done = run_script(f"""
 import atexit, os, signal
-import cli
+from tictactoe_rl import cli
 atexit.register(os.kill, os.getpid(), {int(number)})
 cli.run(lambda: print("done") or 0)
 """, tmp_path)
@@ -95,7 +95,7 @@ cli.run(lambda: print("done") or 0)
 
 def test_a_script_that_ends_normally_keeps_its_status_and_output(tmp_path):
     done = run_script("""
-import cli
+from tictactoe_rl import cli
 def main():
     print("partial", end="")      # not flushed by a newline: ending early must not lose it
     return 3
@@ -134,7 +134,7 @@ def test_every_exit_handler_still_runs_and_a_text_status_is_printed(tmp_path):
     done = run_script("""
 import atexit
 atexit.register(print, "first handler ran")
-import cli
+from tictactoe_rl import cli
 atexit.register(print, "second handler ran")
 cli.run(lambda: __import__("sys").exit("stopped with a message"))
 """, tmp_path)

@@ -2,9 +2,9 @@
 
 import pytest
 
-from exact.solver import minimax_value
+from tictactoe_rl.exact.solver import minimax_value
 from State import State, all_states
-from exact.symmetry import TRANSFORMS, images, transform_action, transform_state
+from tictactoe_rl.exact.symmetry import TRANSFORMS, images, transform_action, transform_state
 
 
 def compose(first, second):
@@ -54,7 +54,7 @@ def test_transforms_move_a_cell_and_its_mark_together():
 
 
 def test_state_images_are_the_transforms_of_the_state_in_order():
-    from exact.symmetry import state_images
+    from tictactoe_rl.exact.symmetry import state_images
     for state in all_states()[::5]:
         found = state_images(state)
         assert found == tuple(transform_state(state, t) for t in TRANSFORMS)

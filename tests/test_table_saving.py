@@ -17,10 +17,10 @@ import pytest
 import torch
 
 from State import O, X, State, all_states
-from tables import destinations
-from tables.files import (FORMAT_NAME, NotSaved, TableError, check_writable, load_table,
+from tictactoe_rl.tables import destinations
+from tictactoe_rl.tables.files import (FORMAT_NAME, NotSaved, TableError, check_writable, load_table,
                           save_or_keep, save_table)
-from tables.torch_format import torch_save_bytes
+from tictactoe_rl.tables.torch_format import torch_save_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = [ROOT / "Data" / "Q_MC_X.pth", ROOT / "Data" / "Q_MC_O.pth"]
@@ -81,7 +81,7 @@ def test_torch_reads_the_file_back_identically(kind):
 
 
 def test_saving_does_not_import_torch(tmp_path):
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from tables.files import save_table, "
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from tictactoe_rl.tables.files import save_table, "
             "load_table; from State import State; save_table(sys.argv[2], {(State(), (1, 1)): "
             "0.5}, 1); load_table(sys.argv[2]); print('torch' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code, str(ROOT), str(tmp_path / "t.pth")],
@@ -214,7 +214,7 @@ def test_a_killed_save_leaves_the_previous_table_and_the_next_save_cleans_up(tmp
     """SIGKILL in the middle of writing: the old table stays, and the orphan goes next time."""
     path = tmp_path / "t.pth"
     save_table(path, SMALL, X, {"episodes_done": 1})
-    code = ("import os, signal, sys; sys.path.insert(0, sys.argv[1]); import tables.files as f\n"
+    code = ("import os, signal, sys; sys.path.insert(0, sys.argv[1]); import tictactoe_rl.tables.files as f\n"
             "real = os.fsync\n"
             "def die(fd): os.kill(os.getpid(), signal.SIGKILL)\n"
             "os.fsync = die\n"

@@ -9,17 +9,17 @@ import pytest
 
 import MC_Trainer
 import Q_Trainer
-from tables import view as Q_View
+from tictactoe_rl.tables import view as Q_View
 import SARSA_Trainer
-from training import loop, options
-from training.report import exact_report
-from training.run import Run, make_learner
+from tictactoe_rl.training import loop, options
+from tictactoe_rl.training.report import exact_report
+from tictactoe_rl.training.run import Run, make_learner
 from AI_Agent import AI_Agent
-from players.specs import make_agent
-from training.curves import BINS, CHECKPOINTS, EPSILON_POINTS, LearningCurve, checkpoint_episodes
-from training.curves import exact_results
-from tables.files import load_table, save_table
-from exact.solver import is_unbeatable, worst_case
+from tictactoe_rl.players.specs import make_agent
+from tictactoe_rl.training.curves import BINS, CHECKPOINTS, EPSILON_POINTS, LearningCurve, checkpoint_episodes
+from tictactoe_rl.training.curves import exact_results
+from tictactoe_rl.tables.files import load_table, save_table
+from tictactoe_rl.exact.solver import is_unbeatable, worst_case
 from State import DRAW, O, O_WON, X, X_WON, State, parse_moves
 from TicTacToe import TicTacToe
 
@@ -190,7 +190,7 @@ def test_flags_given_win_over_the_presets():
 
 
 def test_the_lecture_and_the_default_run_save_to_different_default_files(monkeypatch, capsys):
-    from training import command
+    from tictactoe_rl.training import command
     paths = []
     monkeypatch.setattr(command, "train_loop", lambda run, learn: paths.append(run.paths[0]))
     monkeypatch.setattr(command, "print_reports", lambda learners, where: None)
@@ -202,7 +202,7 @@ def test_the_lecture_and_the_default_run_save_to_different_default_files(monkeyp
 
 
 def test_the_lectures_epsilon_is_multiplied_by_0_9999_after_every_game():
-    from exploration.schedules import epsilon_at
+    from tictactoe_rl.exploration.schedules import epsilon_at
     assert epsilon_at("geometric", 0) == 1.0
     assert epsilon_at("geometric", 1) == 0.9999
     assert epsilon_at("geometric", 3) == pytest.approx(0.9999 ** 3, rel=1e-15)
@@ -378,7 +378,7 @@ def test_the_greedy_cell_is_the_agents_move():
 
 def test_unbeatable_is_reported_for_a_perfect_table():
     """exact_report agrees with Solver on a table that plays the minimax moves."""
-    from exact.solver import safe_actions
+    from tictactoe_rl.exact.solver import safe_actions
     from State import all_states
     agent = AI_Agent(X)
     agent.Q = {(s, safe_actions(s)[0]): 1.0 for s in all_states()
@@ -402,7 +402,7 @@ def test_the_progress_shares_are_the_learner_s_and_name_unfinished_episodes():
     """The progress bar's shares, by result code, from the learner's side; episodes that stopped
     before their game ended (a student's Generate_episode may) get a share of their own."""
     from State import DRAW, O, O_WON, ONGOING, X_WON
-    from training.loop import outcome_shares
+    from tictactoe_rl.training.loop import outcome_shares
     results = {X_WON: 6, O_WON: 2, DRAW: 2, ONGOING: 0}
     assert outcome_shares(X, results) == "win 60% loss 20% draw 20%"
     assert outcome_shares(O, results) == "win 20% loss 60% draw 20%"

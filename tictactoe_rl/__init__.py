@@ -62,12 +62,12 @@ if COURSE in sys.path:      # first, before the current folder too
     sys.path.remove(COURSE)
 sys.path.insert(0, COURSE)
 
-import envs  # noqa: E402  (the imports below need COURSE on the path)
+from tictactoe_rl import envs  # noqa: E402  (the imports below need COURSE on the path)
 from AI_Agent import AI_Agent  # noqa: E402
-from cli import VERSION as __version__  # noqa: E402
-from exact.solver import (best_response, exact_outcome, exact_result, minimax_value,  # noqa: E402
+from tictactoe_rl.cli import VERSION as __version__  # noqa: E402
+from tictactoe_rl.exact.solver import (best_response, exact_outcome, exact_result, minimax_value,  # noqa: E402
                           worst_case)
-from players.specs import make_agent  # noqa: E402
+from tictactoe_rl.players.specs import make_agent  # noqa: E402
 from Random_Agent import Random_Agent  # noqa: E402
 from Random_Agent_Advanced import Random_Agent_Advanced  # noqa: E402
 from State import State  # noqa: E402

@@ -31,11 +31,11 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import cli  # noqa: E402  (the project root must be on the path first)
-from exact import solver as Solver  # noqa: E402
-from players.specs import make_agent  # noqa: E402
+from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
+from tictactoe_rl.exact import solver as Solver  # noqa: E402
+from tictactoe_rl.players.specs import make_agent  # noqa: E402
 from Episode import play_games  # noqa: E402
-from tables.files import load_table, save_table  # noqa: E402
+from tictactoe_rl.tables.files import load_table, save_table  # noqa: E402
 from State import O, X  # noqa: E402
 from TicTacToe import TicTacToe  # noqa: E402
 from tools.benchmarks import course as bench_course  # noqa: E402

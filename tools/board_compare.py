@@ -7,7 +7,7 @@ of games and seed, and their own default parameters otherwise:
     python DQN_Trainer.py --board 4x4 --k 4 --epochs 200000 --seed 1 --plot ...
 
 Then both saved players are measured alike: ``--games`` games of each against ``random``,
-``advanced`` and the perfect player (``boards.evaluate``; perfect play draws 4x4 k=4, so every loss
+``advanced`` and the perfect player (``tictactoe_rl.boards.evaluate``; perfect play draws 4x4 k=4, so every loss
 to it is the learner's mistake), each share with its 95% interval; what each keeps (the table's
 entries, the network's weights, the files' sizes); its training time and the process's peak
 memory. ``--plot`` puts the two learning curves side by side in one picture.
@@ -29,10 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import cli  # noqa: E402  (the project root is on the path only now)
-from boards.evaluate import sampled_results  # noqa: E402
-from boards.flags import add_board_flags, board_from  # noqa: E402
-from players.specs import make_agent  # noqa: E402
+from tictactoe_rl import cli  # noqa: E402  (the project root is on the path only now)
+from tictactoe_rl.boards.evaluate import sampled_results  # noqa: E402
+from tictactoe_rl.boards.flags import add_board_flags, board_from  # noqa: E402
+from tictactoe_rl.players.specs import make_agent  # noqa: E402
 from TicTacToe import TicTacToe  # noqa: E402
 
 TRAINED = re.compile(r"Trained ([\d,]+) episodes in ([\d.]+) s")

@@ -26,14 +26,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import cli  # noqa: E402  (the project root is on the path only now)
-from players.specs import make_agent  # noqa: E402
-from training.curves import exact_results  # noqa: E402
-from tables.files import load_table  # noqa: E402
-from exact.solver import is_unbeatable  # noqa: E402
+from tictactoe_rl import cli  # noqa: E402  (the project root is on the path only now)
+from tictactoe_rl.players.specs import make_agent  # noqa: E402
+from tictactoe_rl.training.curves import exact_results  # noqa: E402
+from tictactoe_rl.tables.files import load_table  # noqa: E402
+from tictactoe_rl.exact.solver import is_unbeatable  # noqa: E402
 from State import symbol  # noqa: E402
-from training.options import Defaults, table_paths  # noqa: E402
-from training.registry import trainers  # noqa: E402
+from tictactoe_rl.training.options import Defaults, table_paths  # noqa: E402
+from tictactoe_rl.training.registry import trainers  # noqa: E402
 
 # The trainers' timing line: "Trained 100,000 episodes in 3.2 s (31,250 episodes/s)".
 TRAINED = re.compile(r"Trained ([\d,]+) episodes in [\d.]+ s \(([\d,]+) episodes/s\)")

@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import cli  # noqa: E402  (the project root must be on the path first)
+from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
 from tools.figures import COSTS, FIGURES, FigureError, MissingInput  # noqa: E402
 
 DOCUMENTS = ("README.md", "docs/*.md")

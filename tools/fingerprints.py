@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import cli  # noqa: E402  (after the path is set)
+from tictactoe_rl import cli  # noqa: E402  (after the path is set)
 
 # name, then the command after "python": every run is seeded and saves into the run's folder.
 CONFIGURATIONS = (

@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import cli  # noqa: E402  (the project root must be on the path first)
+from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
 from tools.exercise import make as make_exercise  # noqa: E402
 from tools.grading.box import remove  # noqa: E402
 from tools.grading.cgroups import memory_groups  # noqa: E402

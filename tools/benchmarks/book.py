@@ -25,7 +25,7 @@ from time import perf_counter
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import cli  # noqa: E402  (the project root must be on the path first)
+from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
 
 BOOK = ROOT / "book"
 MODULES = ("ttt_env.py", "tabular_agent.py", "ttt_training.py")

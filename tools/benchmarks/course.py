@@ -19,7 +19,7 @@ from pathlib import Path
 from time import perf_counter
 
 from tools.compare import TRAINED   # the trainers' timing line: episodes, episodes/s
-from training.registry import trainer_scripts
+from tictactoe_rl.training.registry import trainer_scripts
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE_EPISODES = 3_000       # the course design runs at ~2,000 episodes/s

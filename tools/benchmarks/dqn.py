@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import cli  # noqa: E402  (the project root must be on the path first)
+from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "Data" / "bench-dqn.txt"

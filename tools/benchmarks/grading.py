@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import cli  # noqa: E402  (the project root must be on the path first)
+from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
 from tools.benchmarks.handins import (  # noqa: E402
     CHEATS, EDITABLE, HONEST, MISTAKES, write_hand_in)
 from tools.exercise import make as make_exercise  # noqa: E402

@@ -70,8 +70,8 @@ from State import State as _State
 _KEY = """
 import json, sys
 sys.path.insert(0, '.')
-from selfcheck import reference
-from selfcheck.episodes import hand_made
+from tictactoe_rl.selfcheck import reference
+from tictactoe_rl.selfcheck.episodes import hand_made
 side = int(sys.argv[1])
 episodes = hand_made(side)
 print(json.dumps([[list(episodes[n][i][0].cells), side, list(episodes[n][i][1]), value]
@@ -93,7 +93,7 @@ def _keyed_save(path):
 
 player1.save_Q = _keyed_save
 '''
-# The values of the pairs of the episodes as written in selfcheck/episodes.py (computed when the
+# The values of the pairs of the episodes as written in tictactoe_rl/selfcheck/episodes.py (computed when the
 # hand-in is written, as a student could by hand), typed in over a wrong update.
 TYPED = '''
 from State import State as _State
@@ -116,7 +116,7 @@ _SAVE = player1.save_Q
 
 
 def _solved_save(path):
-    from exact.solver import solve
+    from tictactoe_rl.exact.solver import solve
     for state, action in list(player1.Q):
         player1.Q[(state, action)] = solve(state.children()[action])[0] * player1.player
     _SAVE(path)
@@ -208,7 +208,7 @@ def typed_values() -> str:
     """``_TYPED = {...}``: the right values of the pairs of the episodes as written."""
     import sys
     sys.path.insert(0, str(ROOT))
-    from selfcheck.episodes import HAND_MADE, episode_of
+    from tictactoe_rl.selfcheck.episodes import HAND_MADE, episode_of
     from State import O, X
 
     lines = ["_TYPED = {"]

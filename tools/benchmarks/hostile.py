@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import cli  # noqa: E402  (the project root must be on the path first)
+from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
 from tools.hostile.networks import NETWORKS, RESUME, RESUMES, good_network  # noqa: E402
 from tools.hostile.tables import HOSTILE, ZIPPED, as_torch_zip  # noqa: E402
 
@@ -35,7 +35,8 @@ MAX_MEMORY = 300 * 2**20        # bytes above the interpreter
 PROBE = """
 import contextlib, io, json, resource, signal, sys
 sys.path.insert(0, sys.argv[1])
-import cli, DQN_Trainer, Tester
+import DQN_Trainer, Tester
+from tictactoe_rl import cli
 def cpu():
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime

@@ -7,7 +7,7 @@
 Each board: the value of the empty board, the positions the solver searched and its table's size,
 the wall and CPU seconds of a fresh solve (the empty board, then each first move, then the cache
 file written), and of the second call, which reads that file. Then how many positions each board
-has and whether the exact tools can walk them all (``boards.reach``), with the seconds the count
+has and whether the exact tools can walk them all (``tictactoe_rl.boards.reach``), with the seconds the count
 took. ``--baseline`` times, side by side, the plain negamax the solver was built to beat: every
 canonical position of 4x4 k=4 visited, no pruning.
 """
@@ -23,13 +23,13 @@ from time import perf_counter, process_time
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import cli  # noqa: E402  (the project root must be on the path first)
-from boards.cache import cache_path, solve_board  # noqa: E402
-from boards.keys import canonical_of  # noqa: E402
-from boards.reach import EXACT_LIMIT, count_reachable  # noqa: E402
-from Board import BoardShape  # noqa: E402
-from boards.solve import VALUE_WORDS  # noqa: E402
-from boards.solver import Solver  # noqa: E402
+from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
+from tictactoe_rl.boards.cache import cache_path, solve_board  # noqa: E402
+from tictactoe_rl.boards.keys import canonical_of  # noqa: E402
+from tictactoe_rl.boards.reach import EXACT_LIMIT, count_reachable  # noqa: E402
+from tictactoe_rl.geometry import BoardShape  # noqa: E402
+from tictactoe_rl.boards.solve import VALUE_WORDS  # noqa: E402
+from tictactoe_rl.boards.solver import Solver  # noqa: E402
 
 BOARDS = (BoardShape(3, 3, 3), BoardShape(3, 4, 3), BoardShape(4, 4, 3), BoardShape(4, 4, 4))
 LARGE_BOARDS = (BoardShape(4, 5, 4), BoardShape(5, 5, 4), BoardShape(5, 5, 5))

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "nim"))
 
-import cli  # noqa: E402  (needs the paths above)
+from tictactoe_rl import cli  # noqa: E402  (needs the paths above)
 from better import DEFAULT_PILES, course_train, train_better  # noqa: E402
 from judge import judge  # noqa: E402
 from nim import NimAI, train  # noqa: E402

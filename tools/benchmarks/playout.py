@@ -17,9 +17,9 @@ from time import perf_counter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import cli  # noqa: E402  (the project root must be on the path first)
-from players.mcts import DEFAULT_ITERATIONS, MCTSAgent  # noqa: E402
-from players.playout import DEFAULT_PNUM, PlayoutAgent  # noqa: E402
+from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
+from tictactoe_rl.players.mcts import DEFAULT_ITERATIONS, MCTSAgent  # noqa: E402
+from tictactoe_rl.players.playout import DEFAULT_PNUM, PlayoutAgent  # noqa: E402
 from State import X, State  # noqa: E402
 
 PLAYOUT_TARGET = 50_000  # playouts/s from the empty board (issue 6)

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import cli  # noqa: E402  (the project root must be on the path first)
+from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
 
 SLOW_SEARCH = "playout:pnum=100000000"   # hours for one move on any machine
 WAYS = ("escape", "close", "sigint")      # how the user quits
@@ -36,7 +36,7 @@ DRIVER = """
 import sys, threading, time
 import pygame
 import Game
-from gui.captions import status
+from tictactoe_rl.gui.captions import status
 
 games = []
 run = Game.Game.run
@@ -62,7 +62,7 @@ def quit_mid_search(how):
         pygame.event.post(event)
 
 threading.Thread(target=quit_mid_search, args=(sys.argv[1],), daemon=True).start()
-import cli
+from tictactoe_rl import cli
 cli.run(lambda: Game.main(["--x", sys.argv[2], "--o", "human", "--seed", "1"]))
 """
 

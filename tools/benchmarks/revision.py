@@ -23,7 +23,7 @@ from time import perf_counter
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import cli  # noqa: E402  (the project root must be on the path first)
+from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
 from tools.compare import TRAINED  # noqa: E402  (the trainers' timing line)
 
 BASELINE = "4ab9186"     # the last commit before the bigger boards (m,n,k) came in

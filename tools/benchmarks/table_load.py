@@ -33,14 +33,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import cli  # noqa: E402  (the project root must be on the path first)
+from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
 from AI_Agent import greedy_action  # noqa: E402
-from Board import BoardShape  # noqa: E402
-from Board_State import intern  # noqa: E402
+from tictactoe_rl.geometry import BoardShape  # noqa: E402
+from tictactoe_rl.positions import intern  # noqa: E402
 from State import X  # noqa: E402
-from tables import board_files  # noqa: E402
-from tables.board_table import CELL_BITS, MOVE_BITS, BoardTable, entry_keys  # noqa: E402
-from tables.files import TableError, load_table, save_board_table  # noqa: E402
+from tictactoe_rl.tables import board_files  # noqa: E402
+from tictactoe_rl.tables.board_table import CELL_BITS, MOVE_BITS, BoardTable, entry_keys  # noqa: E402
+from tictactoe_rl.tables.files import TableError, load_table, save_board_table  # noqa: E402
 
 FOUR = BoardShape(4, 4, 4)
 DEFAULT_ENTRIES = 1_500_000
@@ -54,7 +54,7 @@ def synthetic_columns(shape: BoardShape, entries: int, seed: int = 1) -> tuple[n
     with numpy), X to move and no line yet, in a random order."""
     rng = np.random.default_rng(seed)
     masks = np.array(shape.line_masks, dtype=np.int64)
-    found = np.zeros(0, np.int64)     # entry keys (tables.board_table.entry_keys)
+    found = np.zeros(0, np.int64)     # entry keys (tictactoe_rl.tables.board_table.entry_keys)
     while len(found) < entries:
         games = min(max(entries // 4, 1000), 1 << 19)
         order = np.argsort(rng.random((games, shape.size)), axis=1)   # each game's moves
@@ -154,8 +154,8 @@ def network_line(folder: str, runs: int) -> str:
     started = perf_counter()
     import torch  # noqa: F401  (timed: the first network a process loads pays for it)
     imported = perf_counter() - started
-    from neural.files import load_network, save_network
-    from neural.network import QNetwork
+    from tictactoe_rl.neural.files import load_network, save_network
+    from tictactoe_rl.neural.network import QNetwork
     path = str(Path(folder) / "net.pt")
     save_network(path, QNetwork(board=FOUR), (X,), {"episodes_done": 200_000})
     seconds, _ = median_seconds(lambda: load_network(path, side=X, board=FOUR), runs)

@@ -25,7 +25,7 @@ from typing import Sequence
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import cli  # noqa: E402  (the project root must be on the path first)
+from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
 
 RECORD = ROOT / "Data" / "timings.txt"
 SAMPLE_EVERY = 5.0      # seconds between two readings of the load average

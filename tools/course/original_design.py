@@ -233,7 +233,7 @@ def test(player: AI_Agent, rival: Random_Agent, games: int) -> tuple[int, int, i
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    import cli
+    from tictactoe_rl import cli
 
     parser = cli.Parser(prog="tools/course/original_design.py", description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=cli.count, default=3_000,

@@ -32,7 +32,7 @@ import json
 import re
 from pathlib import Path
 
-from selfcheck.pieces import PIECES, SELF_CHECK
+from tictactoe_rl.selfcheck.pieces import PIECES, SELF_CHECK
 
 AUTOGRADING = ".github/classroom/autograding.json"
 WORKFLOW = ".github/workflows/classroom.yml"

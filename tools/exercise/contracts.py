@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from selfcheck.pieces import SELF_CHECK, STUB_PREFIX
+from tictactoe_rl.selfcheck.pieces import SELF_CHECK, STUB_PREFIX
 
 
 @dataclass(frozen=True)

@@ -29,10 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import cli  # noqa: E402  (the project root must be on the path first)
-from selfcheck.guard import PIECE_FILES  # noqa: E402
+from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
+from tictactoe_rl.selfcheck.guard import PIECE_FILES  # noqa: E402
 from tools.exercise.stubs import ExerciseError, Stub, replace_solutions  # noqa: E402
-from training.registry import trainer_scripts  # noqa: E402
+from tictactoe_rl.training.registry import trainer_scripts  # noqa: E402
 from tools.exercise.withheld import WITHHELD, stand_in  # noqa: E402
 from tools.exercise.students import (  # noqa: E402
     CONFTEST, STUDENTS_OWN, compressed_module, students_conftest, write_students_files)
@@ -65,7 +65,7 @@ EXERCISE_TRAINERS = tuple(name for name in PIECE_FILES if name.endswith("_Traine
 # The self-check's answer key: it answers only the check's own hand-made episodes (no update a
 # student could call), and is carried compressed, out of plain sight while a student reads the
 # checks.
-COMPRESSED = ("selfcheck/reference.py",)
+COMPRESSED = ("tictactoe_rl/selfcheck/reference.py",)
 
 
 # --- the whole repository ---------------------------------------------------------------------

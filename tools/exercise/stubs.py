@@ -15,7 +15,7 @@ import textwrap
 import tokenize
 from dataclasses import dataclass
 
-from selfcheck.pieces import SELF_CHECK, STUB_PREFIX
+from tictactoe_rl.selfcheck.pieces import SELF_CHECK, STUB_PREFIX
 from tools.exercise.contracts import INSTRUCTIONS, Instructions
 
 LINE_WIDTH = 99

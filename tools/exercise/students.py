@@ -13,8 +13,8 @@ from tools.exercise.classroom import AUTOGRADING, MANIFEST, WORKFLOW, torch_pin,
 from tools.exercise.conftest_hook import STUDENTS_CONFTEST
 from tools.exercise.docs import students_docs
 from tools.exercise.stubs import LINE_WIDTH, Stub
-from selfcheck.hints import HINTS_FILE
-from selfcheck.pieces import PIECES
+from tictactoe_rl.selfcheck.hints import HINTS_FILE
+from tictactoe_rl.selfcheck.pieces import PIECES
 from tools.exercise.readme_template import STUDENTS_README
 
 README = "README.md"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 WRITABLE = ("out", "tmp", "home")
 TABLES = Path("out") / "tables"
-MAX_TABLE_BYTES = 16 * 2**20      # tables.files' own cap on a table file
+MAX_TABLE_BYTES = 16 * 2**20      # tictactoe_rl.tables.files' own cap on a table file
 MAX_TABLES = 4
 
 

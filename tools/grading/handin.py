@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from selfcheck.shadow import shadowing
+from tictactoe_rl.selfcheck.shadow import shadowing
 
 # A student's source file is a few kilobytes; anything this large is not one.
 MAX_FILE_BYTES = 1 * 2**20
 MAX_MEMBERS = 20_000
 # The files that decide a verdict, here and in GitHub Classroom: compared with the issued ones.
-CHECK_FILES = ("check.py", "selfcheck/", ".github/")
-MAX_CHECK_FILES = 200         # files looked at under a hand-in's selfcheck/ and .github/
+CHECK_FILES = ("check.py", "tictactoe_rl/selfcheck/", ".github/")
+MAX_CHECK_FILES = 200         # files looked at under a hand-in's tictactoe_rl/selfcheck/ and .github/
 NOTED_NAMES = 3          # a note lists at most this many refused names
 # Files that Python runs by itself when they lie beside check.py (or that shadow its modules): a
 # hand-in has no reason to add one, so one is flagged like a changed check file (a ``.pth`` too).
@@ -45,7 +45,7 @@ def is_check_file(name: str) -> bool:
 
 def shadowing_name(name: str) -> str:
     """The module that the hand-in's file ``name`` would be imported as in place of one Python
-    or the check needs (``json.py``, ``random/__init__.py``: ``selfcheck.shadow``), or ""."""
+    or the check needs (``json.py``, ``random/__init__.py``: ``tictactoe_rl.selfcheck.shadow``), or ""."""
     top = name[:-len("/__init__.py")] + "/" if name.count("/") == 1 and name.endswith(
         "/__init__.py") else name
     found = shadowing([top]) if "/" not in top.rstrip("/") else []

@@ -7,9 +7,9 @@ loads one in its own process. ``measure_all(tables, run_dir, shipped, limits)`` 
 table's bytes to a file of the run folder and runs this file once for all of them, as a child
 with the sandbox's limits (``launch``) and a time limit; the child loads each table with the
 safe loader (``AI_Agent(side, Q_table_PATH=..., train=False)``), computes its exact win / loss /
-draw probabilities against ``random`` and ``advanced`` (``training.curves.exact_results``) and
-whether any opponent can beat it (``exact.solver.worst_case``), and says whether it holds one
-of the course's shipped tables (``selfcheck.saved.holds_copy``, the rule the self-check uses: a
+draw probabilities against ``random`` and ``advanced`` (``tictactoe_rl.training.curves.exact_results``) and
+whether any opponent can beat it (``tictactoe_rl.exact.solver.worst_case``), and says whether it holds one
+of the course's shipped tables (``tictactoe_rl.selfcheck.saved.holds_copy``, the rule the self-check uses: a
 share of a shipped table's values, each within a hair of it -- no training gives that by
 chance, and a copy nudged in its last digits is still one). A table that cannot be measured gets a ``MeasureError`` in its
 place, its message one line.
@@ -86,7 +86,7 @@ def measure_all(tables: dict[str, bytes], run_dir: Path, shipped: dict[str, str]
 
 def main(argv: list[str]) -> None:
     sys.path.insert(0, str(ROOT))
-    from tables.files import TableError, load_table
+    from tictactoe_rl.tables.files import TableError, load_table
 
     shipped = []
     for path in argv[:2]:
@@ -106,11 +106,11 @@ def main(argv: list[str]) -> None:
 
 def measured(path: str, side: str, shipped: list) -> dict:
     from AI_Agent import AI_Agent
-    from exact.solver import worst_case
-    from selfcheck.saved import holds_copy
+    from tictactoe_rl.exact.solver import worst_case
+    from tictactoe_rl.selfcheck.saved import holds_copy
     from State import O, X
     from tools.grading.twins import signature
-    from training.curves import exact_results
+    from tictactoe_rl.training.curves import exact_results
 
     agent = AI_Agent(X if side == "X" else O, Q_table_PATH=path, train=False)
     found = next((name for name, table in shipped if holds_copy(agent.Q, table)), "")

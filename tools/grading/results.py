@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from selfcheck.pieces import PIECES
-from selfcheck.verdicts import FAILED, PASSED, VERDICTS
+from tictactoe_rl.selfcheck.pieces import PIECES
+from tictactoe_rl.selfcheck.verdicts import FAILED, PASSED, VERDICTS
 from tools.grading.box import TABLES
 from tools.grading.handin import Submission
 from tools.grading.launch import SIGNAL_BASE

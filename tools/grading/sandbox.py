@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from selfcheck.streams import Tail, kill_group
+from tictactoe_rl.selfcheck.streams import Tail, kill_group
 from tools.grading.box import TABLES, new_box, read_tables, remove, write_tree
 from tools.grading.handin import Submission
 from tools.grading.isolation import CHECKER, Isolation, account

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import re
 
-from selfcheck.pieces import STUB_PREFIX
+from tictactoe_rl.selfcheck.pieces import STUB_PREFIX
 
 RUNS_THE_FUNCTIONS_OF = {4: (2, 3)}
 _PIECE = re.compile(re.escape(STUB_PREFIX) + r" (\d+)")

@@ -2,7 +2,7 @@
 
 Contract: ``editable_files(pristine)`` names the files of the students' version that hold a stub
 (``raise NotImplementedError("Exercise piece ...")``); those, and only those, are taken from a
-submission -- a student's own ``check.py``, ``selfcheck/``, ``exact/`` or tests are never
+submission -- a student's own ``check.py``, ``tictactoe_rl/selfcheck/``, ``tictactoe_rl/exact/`` or tests are never
 used. ``read_submission(path, editable)`` returns a ``Submission`` with the bytes of each of
 those files that it found, and notes on what it refused or missed. Nothing is read lazily: once
 every submission has been read, what is on disk no longer matters, so a submission that rewrites
@@ -19,7 +19,7 @@ box what it needs, so it never reaches ``Submission.folders`` (the folders every
 A hand-in given as a symbolic link is read through it, once, into memory, like any other; its
 ``folders`` name both the link's folder and the target's.
 
-The check files (``check.py``, ``selfcheck/``, ``.github/``) are never used either, but they are
+The check files (``check.py``, ``tictactoe_rl/selfcheck/``, ``.github/``) are never used either, but they are
 compared with the issued ones (``issued``: path -> bytes, those of the students' version): a
 hand-in that changed, added or emptied one is flagged (``Submission.flags``), line endings
 aside; so is one that added a file Python runs by itself (``STARTUP_FILES``, a ``.pth``) or
@@ -35,7 +35,7 @@ import stat
 import zipfile
 from pathlib import Path
 
-from selfcheck.pieces import STUB_PREFIX
+from tictactoe_rl.selfcheck.pieces import STUB_PREFIX
 from tools.grading.handin import (
     CHECK_FILES, MAX_CHECK_FILES, MAX_FILE_BYTES, NOTED_NAMES, Submission, is_check_file,
     shadowing_name)
@@ -44,7 +44,7 @@ from tools.grading.text import shown
 from tools.grading.zips import read_zip
 
 # The grader's own files: never taken from a submission, whatever they hold.
-TRUSTED = ("check.py", "selfcheck/", "tools/", "tests/", "exact/")
+TRUSTED = ("check.py", "tictactoe_rl/selfcheck/", "tools/", "tests/", "tictactoe_rl/exact/")
 
 
 def editable_files(pristine: dict[str, bytes]) -> tuple[str, ...]:

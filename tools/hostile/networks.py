@@ -22,9 +22,9 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import DQN_Trainer  # noqa: E402  (the project root must be on the path first)
-from training.dqn import build_network_run  # noqa: E402
-from training.dqn_options import parse_network_arguments  # noqa: E402
-from training.loop import learn_from_episodes, train_loop  # noqa: E402
+from tictactoe_rl.training.dqn import build_network_run  # noqa: E402
+from tictactoe_rl.training.dqn_options import parse_network_arguments  # noqa: E402
+from tictactoe_rl.training.loop import learn_from_episodes, train_loop  # noqa: E402
 
 # A good file: a short run with these flags (the shapes below are those of --hidden 64,64);
 # RESUME goes on from it, as --resume must, with the same --hidden.

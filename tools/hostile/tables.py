@@ -22,9 +22,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tables.files import FORMAT_NAME  # noqa: E402  (the root first)
-from tables.guard import MAX_PICKLE_BYTES  # noqa: E402
-from tables.torch_format import torch_save_bytes  # noqa: E402
+from tictactoe_rl.tables.files import FORMAT_NAME  # noqa: E402  (the root first)
+from tictactoe_rl.tables.guard import MAX_PICKLE_BYTES  # noqa: E402
+from tictactoe_rl.tables.torch_format import torch_save_bytes  # noqa: E402
 
 # --- writing pickles by hand ----------------------------------------------------------------------
 

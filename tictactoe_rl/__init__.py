@@ -1,82 +1,109 @@
-"""The course's Tic-Tac-Toe as an installed package: ``pip install .`` (or ``pip install -e .``
-in a clone), then from any folder::
+"""The course's Tic-Tac-Toe as one package: ``pip install .`` (or ``pip install -e .`` in a
+clone), then from any folder::
 
     import gymnasium, tictactoe_rl
-    env = gymnasium.make("tictactoe_rl:TicTacToe-v0", opponent="advanced")
+    env = gymnasium.make("tictactoe_rl/TicTacToe-v0", opponent="advanced")
     from tictactoe_rl import State, TicTacToe, AI_Agent, make_agent, exact_outcome
-    from tictactoe_rl.pettingzoo_env import env
+    from tictactoe_rl.tictactoe_v1 import env, parallel_env
 
-``gymnasium.make("tictactoe_rl:TicTacToe-v0")`` imports this package first, so it works in any
-process, a ``spawn`` worker of ``AsyncVectorEnv`` too; after ``import tictactoe_rl`` the plain
-``"TicTacToe-v0"`` works as well. (Gymnasium 1.x has no entry-point plugins: a package registers
-its environments when it is imported.)
+The machinery lives in this package's subpackages (``tictactoe_rl.tables``, ``.training``,
+``.envs``, ...); importing it adds none of their names to the top level, so PyTables' ``tables``
+or a module of yours called ``envs`` or ``cli`` is never touched.
 
-The course's own files keep their flat names -- its scripts and the chapter import ``State``,
-``Agent``, ``TicTacToe`` -- but they are not installed as top-level modules, where such generic
-names would clash with everyone else's. They sit in this package's ``course`` folder (in a clone,
-the repository itself), which importing the package puts first on ``sys.path``: from then on, in
-that process, ``import State`` is the course's, and a module of the user's with one of those names
-is hidden; one already imported makes this import stop with an ``ImportError`` that names it.
+The course's own files keep their flat names -- its scripts, the chapter and the students' version
+import ``State``, ``Agent``, ``TicTacToe`` -- because that is the course's public API. In a clone
+they are the repository's root, already on ``sys.path`` where the course runs; installed they sit
+in this package's ``course`` folder, which this import appends to ``sys.path`` (last, so it hides
+nothing). A module of someone else's under one of those names is never silently mixed in: if one
+is imported already, or would be found first, this import stops with an ``ImportError`` that names
+it (in either order of imports).
+
+Importing this package is light (the course's modules import its lower parts): the names above
+are loaded on first use, and the Gymnasium environments are registered when Gymnasium is loaded
+(before or after this package); ``gymnasium.make("tictactoe_rl:tictactoe_rl/TicTacToe-v0")``
+works in a fresh process too.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
+import importlib.machinery
 import os
 import sys
+from typing import Any
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # Installed from a wheel the course's files are in course/ inside this package; in a clone (and
 # an editable install) they are the repository, the folder above it.
 COURSE = os.path.join(_HERE, "course") if os.path.isdir(os.path.join(_HERE, "course")) \
     else os.path.dirname(_HERE)
+# what ``from tictactoe_rl import NAME`` gives, loaded on first use: NAME -> (module, attribute)
+_EXPORTS = {
+    "AI_Agent": ("AI_Agent", "AI_Agent"), "Random_Agent": ("Random_Agent", "Random_Agent"),
+    "Random_Agent_Advanced": ("Random_Agent_Advanced", "Random_Agent_Advanced"),
+    "State": ("State", "State"), "TicTacToe": ("TicTacToe", "TicTacToe"),
+    "make_agent": ("tictactoe_rl.players.specs", "make_agent"),
+    "__version__": ("tictactoe_rl.cli", "VERSION"), "ENV_ID": ("tictactoe_rl.envs", "ENV_ID"),
+    **{name: ("tictactoe_rl.exact.solver", name) for name in (
+        "best_response", "exact_outcome", "exact_result", "minimax_value", "worst_case")},
+}
 
 
-def _below(path: str, folder: str) -> bool:
-    try:
-        return os.path.commonpath([folder, path]) == folder
-    except ValueError:      # another drive (Windows)
-        return False
+def course_modules() -> list[str]:
+    """The flat names of the course's modules (``State``, ``AI_Agent``, ...): those this package
+    makes importable, and only those."""
+    return sorted(entry[:-3] for entry in os.listdir(COURSE)
+                  if entry.endswith(".py") and entry[:-3].isidentifier())
+
+
+def _same(path: str, folder: str) -> bool:
+    return os.path.dirname(os.path.realpath(path)) == os.path.realpath(folder)
+
+
+def _where(name: str) -> str | None:
+    """The file of the module ``name`` that is imported, or that ``import name`` would find."""
+    module = sys.modules.get(name)
+    if module is not None:
+        return getattr(module, "__file__", None) or "built in"
+    spec = importlib.machinery.PathFinder.find_spec(name)
+    return spec.origin if spec is not None else None
 
 
 def _clashes() -> list[str]:
-    """Modules already imported under a name of the course's own top-level modules or packages,
-    but from somewhere else (a user's own ``envs`` or ``State.py``)."""
-    names = {entry[:-3] if entry.endswith(".py") else entry for entry in os.listdir(COURSE)
-             if entry.endswith(".py") or os.path.isfile(os.path.join(COURSE, entry, "__init__.py"))}
-    course, found = os.path.realpath(COURSE), []
-    for name in sorted(names & set(sys.modules)):
-        module = sys.modules[name]
-        where = getattr(module, "__file__", None) or next(iter(getattr(module, "__path__", [])), "")
-        if not where or not _below(os.path.realpath(where), course):
-            found.append(f"{name} ({where or 'built in'})")
+    """Modules of the course's names that are, or would be, someone else's."""
+    found = []
+    for name in course_modules():
+        where = _where(name)
+        if where is not None and (where == "built in" or not _same(where, COURSE)):
+            found.append(f"{name} ({where})")
     return found
 
 
-_CLASHES = _clashes()
+_CLASHES = _clashes()      # before the course joins the path: what would be found without it
 if _CLASHES:
     raise ImportError(f"tictactoe_rl: the course's modules keep their flat names, and these are "
-                      f"already imported from elsewhere: {', '.join(_CLASHES)}; rename yours "
-                      f"or import tictactoe_rl first")
-if COURSE in sys.path:      # first, before the current folder too
-    sys.path.remove(COURSE)
-sys.path.insert(0, COURSE)
+                      f"someone else's: {', '.join(_CLASHES)}; rename yours")
+if not any(os.path.realpath(entry or os.curdir) == os.path.realpath(COURSE)
+           for entry in sys.path):
+    sys.path.append(COURSE)
 
-from tictactoe_rl import envs  # noqa: E402  (the imports below need COURSE on the path)
-from AI_Agent import AI_Agent  # noqa: E402
-from tictactoe_rl.cli import VERSION as __version__  # noqa: E402
-from tictactoe_rl.exact.solver import (best_response, exact_outcome, exact_result, minimax_value,  # noqa: E402
-                          worst_case)
-from tictactoe_rl.players.specs import make_agent  # noqa: E402
-from Random_Agent import Random_Agent  # noqa: E402
-from Random_Agent_Advanced import Random_Agent_Advanced  # noqa: E402
-from State import State  # noqa: E402
-from TicTacToe import TicTacToe  # noqa: E402
 
-ENV_ID = envs.ENV_ID
-if importlib.util.find_spec("gymnasium") is not None:   # an optional extra
-    envs.register()
+def __getattr__(name: str) -> Any:
+    """``from tictactoe_rl import State`` (and the rest of ``__all__``), loaded on first use."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'tictactoe_rl' has no attribute {name!r}")
+    module, attribute = _EXPORTS[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
 
-__all__ = ["AI_Agent", "COURSE", "ENV_ID", "Random_Agent", "Random_Agent_Advanced", "State",
-           "TicTacToe", "__version__", "best_response", "exact_outcome", "exact_result",
-           "make_agent", "minimax_value", "worst_case"]
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+__all__ = ["COURSE", "course_modules", *sorted(_EXPORTS)]
+
+# Gymnasium 1.x has no plugins: the environments are registered when both are loaded. The
+# registration names its entry point by string, so it imports nothing of the course here.
+importlib.import_module("tictactoe_rl.envs").register_when_gymnasium_loads()

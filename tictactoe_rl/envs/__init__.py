@@ -2,31 +2,92 @@
 PettingZoo (two agents taking turns).
 
 Both need the optional extras (``pip install -r requirements-extra.txt``); this package itself
-imports neither, so ``import envs`` always works and says nothing heavy is there yet:
+imports neither, so ``import tictactoe_rl.envs`` always works and loads nothing heavy:
 
-- ``envs.register()`` registers ``TicTacToe-v0`` with Gymnasium (``tictactoe_rl/envs/gymnasium_env.py``);
-- ``tictactoe_rl.envs.pettingzoo_env.env()`` makes the PettingZoo AEC environment.
+- ``register()`` registers ``tictactoe_rl/TicTacToe-v0`` (and the older ``TicTacToe-v0``) with
+  Gymnasium by the entry point ``tictactoe_rl.envs.gymnasium_env:TicTacToeEnv``; importing
+  ``tictactoe_rl`` does it as soon as Gymnasium is loaded;
+- ``tictactoe_rl.tictactoe_v1`` is the PettingZoo environment (``env``, ``raw_env``,
+  ``parallel_env``).
 
 ``tictactoe_rl/envs/board.py`` holds what both share: observation, action and mask encodings.
 """
 
 from __future__ import annotations
 
-import importlib
+import importlib.abc
+import importlib.util
+import sys
+from importlib.machinery import ModuleSpec
+from types import ModuleType
 
-ENV_ID = "TicTacToe-v0"
+from tictactoe_rl.geometry import MAX_SIDE
+
+ENV_ID = "TicTacToe-v0"                           # the first id, kept working
+NAMESPACED_ID = "tictactoe_rl/TicTacToe-v0"
+ENTRY_POINT = "tictactoe_rl.envs.gymnasium_env:TicTacToeEnv"
+# The learner moves at most once per cell of the biggest board: the limit never cuts a game short,
+# and tells Gymnasium (and the wrappers that read the spec) that every episode ends.
+MAX_EPISODE_STEPS = MAX_SIDE * MAX_SIDE
 
 
 def register() -> str:
-    """Register ``TicTacToe-v0`` with Gymnasium's registry (once) and return its id.
+    """Register the environment with Gymnasium's registry under both ids (once each); return the
+    old id.
 
     Raises ``ModuleNotFoundError`` naming the extras when Gymnasium is not installed.
     """
     try:
-        importlib.import_module("tictactoe_rl.envs.gymnasium_env")   # importing it registers the environment
+        import gymnasium
     except ModuleNotFoundError as missing:
         if missing.name != "gymnasium":
             raise
-        raise ModuleNotFoundError("TicTacToe-v0 needs gymnasium: pip install -r "
-                                  "requirements-extra.txt", name="gymnasium") from None
+        raise ModuleNotFoundError("TicTacToe-v0 needs gymnasium: pip install "
+                                  "'tictactoe-rl-course[envs]'", name="gymnasium") from None
+    for env_id in (NAMESPACED_ID, ENV_ID):
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, entry_point=ENTRY_POINT,
+                               max_episode_steps=MAX_EPISODE_STEPS)
     return ENV_ID
+
+
+class _ThenRegister(importlib.abc.Loader):
+    """Gymnasium's own loader, which registers the environments once Gymnasium has loaded."""
+
+    def __init__(self, loader: importlib.abc.Loader) -> None:
+        self._loader = loader
+
+    def __getattr__(self, name: str) -> object:       # resources, source: the real loader's
+        return getattr(self._loader, name)
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self._loader.exec_module(module)
+        register()
+
+
+class _WhenGymnasiumLoads(importlib.abc.MetaPathFinder):
+    """Asked first for every import until Gymnasium's: then steps aside, finds Gymnasium as Python
+    would, and hands its spec a loader that registers the environments afterwards."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> ModuleSpec | None:
+        if name != "gymnasium":
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _ThenRegister(spec.loader)
+        return spec
+
+
+def register_when_gymnasium_loads() -> None:
+    """Register the environments as soon as Gymnasium is imported (at once if it is), in any order
+    of imports; nothing happens where Gymnasium is not installed."""
+    if "gymnasium" in sys.modules:
+        register()
+    elif importlib.util.find_spec("gymnasium") is not None and \
+            not any(isinstance(finder, _WhenGymnasiumLoads) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _WhenGymnasiumLoads())

@@ -24,7 +24,7 @@ import numpy as np
 from gymnasium import spaces
 
 from Agent import PolicyUnknown
-from tictactoe_rl.envs import ENV_ID
+from tictactoe_rl.envs import register
 from tictactoe_rl.geometry import BoardShape
 from tictactoe_rl.positions import start_position
 from tictactoe_rl.envs import board, render
@@ -256,5 +256,4 @@ class TicTacToeEnv(gymnasium.Env):
             self.render()
 
 
-if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="tictactoe_rl.envs.gymnasium_env:TicTacToeEnv")
+register()     # for the ``tictactoe_rl.envs.gymnasium_env:TicTacToe-v0`` form of gymnasium.make

@@ -34,7 +34,7 @@ def aec():
 
 
 def test_the_package_imports_no_optional_package():
-    code = "import sys, envs; print(sorted({'gymnasium', 'pettingzoo'} & set(sys.modules)))"
+    code = "import sys, tictactoe_rl.envs; print(sorted({'gymnasium', 'pettingzoo'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -77,8 +77,8 @@ def test_an_edited_check_and_an_added_module_are_undone_before_grading(students,
     done = run_restore(folder)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (folder / "check.py").read_bytes() == issued
-    assert (folder / "tictactoe_rl" / "selfcheck" / "run.py").read_bytes() == (students / "selfcheck" /
-                                                              "run.py").read_bytes()
+    run = Path("tictactoe_rl", "selfcheck", "run.py")
+    assert (folder / run).read_bytes() == (students / run).read_bytes()
     assert not (folder / "json.py").exists()
     assert (folder / "AI_Agent.py").read_text(encoding="utf-8").endswith(
         "# the student's own work\n")

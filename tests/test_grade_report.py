@@ -235,7 +235,7 @@ def test_planted_bytecode_and_startup_files_are_flagged_but_not_pythons_own(tmp_
     from tools.grading.submissions import read_submission
 
     folder = tmp_path / "hand-in"
-    (folder / "selfcheck").mkdir(parents=True)
+    (folder / "tictactoe_rl" / "selfcheck").mkdir(parents=True)
     issued = {"check.py": b"print('check')\n", "tictactoe_rl/selfcheck/run.py": b"print('run')\n",
               "tictactoe_rl/selfcheck/common.py": b"x = 1\n", "AI_Agent.py": b"stub\n"}
     for name, data in issued.items():
@@ -243,14 +243,14 @@ def test_planted_bytecode_and_startup_files_are_flagged_but_not_pythons_own(tmp_
     (folder / "forged.py").write_text("print('passed')\n")
     for name, mode in (("run", py_compile.PycInvalidationMode.UNCHECKED_HASH),
                        ("common", py_compile.PycInvalidationMode.TIMESTAMP)):
-        py_compile.compile(str(folder / ("forged.py" if name == "run" else "tictactoe_rl/selfcheck/common.py")),
-                           cfile=importlib.util.cache_from_source(str(folder / "selfcheck" /
-                                                                      f"{name}.py")),
+        checks = folder / "tictactoe_rl" / "selfcheck"
+        py_compile.compile(str(folder / "forged.py" if name == "run" else checks / "common.py"),
+                           cfile=importlib.util.cache_from_source(str(checks / f"{name}.py")),
                            doraise=True, invalidation_mode=mode)
     (folder / "forged.py").unlink()
     (folder / "sitecustomize.py").write_text("import os\n")
     (folder / "zz.pth").write_text("import os\n")
     [flag] = read_submission(folder, ("AI_Agent.py",), issued).flags
     tag = sys.implementation.cache_tag
-    assert flag == ("check files differ from the issued ones: selfcheck/__pycache__/"
-                    f"run.{tag}.pyc, sitecustomize.py, zz.pth")
+    assert flag == ("check files differ from the issued ones: sitecustomize.py, "
+                    f"tictactoe_rl/selfcheck/__pycache__/run.{tag}.pyc, zz.pth")

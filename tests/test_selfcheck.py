@@ -314,7 +314,7 @@ def test_the_raw_exercise_says_not_written_and_bonus_not_attempted(students):
 
 def test_the_students_copy_shows_no_reference_arithmetic(students):
     text = "\n".join(path.read_text(encoding="utf-8")
-                     for path in (students / "selfcheck").glob("*.py"))
+                     for path in (students / "tictactoe_rl" / "selfcheck").glob("*.py"))
     text += (students / "check.py").read_text(encoding="utf-8")
     for solution_line in ("gamma * G + rewards[k]", "old + alpha * (target - old)",
                           "START + (FINAL - START) * min(epoch, decay) / decay"):

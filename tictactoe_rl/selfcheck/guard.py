@@ -26,8 +26,9 @@ from tictactoe_rl.selfcheck.saved import SHIPPED
 # The files that hold the pieces (the student's own).
 PIECE_FILES = ("AI_Agent.py", "MC_Trainer.py", "Episode.py", "SARSA_Trainer.py", "Q_Trainer.py",
                "nim/nim.py")
-CHECKER_MODULES = ("selfcheck", "check", "tools", "tests")
-CHECKER_PATHS = ("selfcheck", "check.py", "tools", "tests")
+# The check's own code: modules (and the packages below them) and paths (and the files below them).
+CHECKER_MODULES = ("tictactoe_rl.selfcheck", "check", "tools", "tests")
+CHECKER_PATHS = ("tictactoe_rl/selfcheck", "check.py", "tools", "tests")
 # Where Python reads source files to show them (not to run them): the standard library's own
 # files, by their full path (a student's code compiled under the name "inspect.py" is no reader).
 SOURCE_READERS = frozenset(os.path.join(os.path.dirname(os.__file__), name) for name in (
@@ -72,13 +73,13 @@ def install(issued: set[str] | None) -> None:
                 return
         elif event == "import":
             name = str(args[0])
-            if name.split(".")[0] not in CHECKER_MODULES:
+            if not _within(name, CHECKER_MODULES, "."):
                 return
             what = f"imports the self-check's own code ({name})"
         elif event in ("open", LOAD_EVENT):      # a table's load: even of a missing file
             args = args if event == "open" else (args[0], "r", None)
             path = _relative(args[0])
-            if path is not None and (path in SHIPPED or path.split("/")[0] in CHECKER_PATHS):
+            if path is not None and (path in SHIPPED or _within(path, CHECKER_PATHS, "/")):
                 what = (f"opens the shipped table {path}" if path in SHIPPED else
                         f"reads the self-check's own code ({path})")
             else:
@@ -154,6 +155,11 @@ def read_table(args: tuple) -> str | None:
         return None
     return (f"reads the table {os.path.basename(where)!r}, which no update of this run made (a "
             "table of a classmate's, or of an earlier training)")
+
+
+def _within(name: str, roots: tuple[str, ...], separator: str) -> bool:
+    """Whether ``name`` is one of ``roots`` or below one (``a.b.c`` is below ``a.b``)."""
+    return any(name == root or name.startswith(root + separator) for root in roots)
 
 
 def load_answers() -> None:

@@ -16,6 +16,8 @@ import time
 import unicodedata
 from typing import Callable
 
+from tictactoe_rl import COURSE
+
 import environment_check
 
 # A course script run by a Python without the project's packages stops here, with one line.
@@ -31,8 +33,9 @@ ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
 # "Exercise piece 3: write MC_Trainer.main, then run python check.py".
 EXERCISE_STUB = re.compile(r"Exercise piece (\d+): write ([\w.]+)")
 MAX_COUNT = 10**9    # larger counts are typos, not plans
-# The repository folder: default files (Data/...) live there, wherever a script is started from.
-REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The course's folder (the repository; installed, tictactoe_rl/course/): default files (Data/...)
+# live there, wherever a script is started from.
+REPOSITORY = COURSE
 # ``pip install .`` puts the course's files into site-packages, in tictactoe_rl/course/: not a
 # place for a user's own files, and its scripts are run as console commands.
 INSTALLED = os.path.basename(REPOSITORY) == "course" and \

@@ -16,12 +16,13 @@ import time
 from dataclasses import dataclass
 
 from State import symbol
+from tictactoe_rl import COURSE
 
 SUFFIX = ".pth"
 MAX_NAME_BYTES = 255            # the longest file name the usual file systems allow
 # The repository: missing folders are created under it (Data/, a run's own folder) or under the
 # current folder, never elsewhere, so that a mistyped absolute path is reported, not created.
-REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REPOSITORY = COURSE     # the repository (installed: tictactoe_rl/course/)
 # A temporary file is ".tmp-<process id>-<random>.pth"; one whose process is gone (a killed save)
 # or older than an hour is removed by the next save in its folder. (Earlier saves had no process
 # id in the name.)

@@ -12,7 +12,9 @@ import ast
 import importlib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+from tictactoe_rl import COURSE
+
+ROOT = Path(COURSE).resolve()    # where the course's trainers are
 PATTERN = "*_Trainer.py"
 NAME = "TRAINER"
 

@@ -57,11 +57,13 @@ def fresh_venv(folder: Path) -> Path:
 
 
 def test_every_package_of_the_course_is_in_the_distribution():
-    """A folder the course's modules import (one with an ``__init__.py`` at the top) that the
-    pyproject's list leaves out is missing from ``pip install .``: its first import fails."""
-    listed = re.findall(r'"tictactoe_rl\.course\.(\w+)"', (ROOT / "pyproject.toml").read_text())
-    packages = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tictactoe_rl"}
-    assert sorted(listed) == sorted(packages)
+    """A subpackage of tictactoe_rl that the pyproject's list leaves out is missing from
+    ``pip install .``: its first import fails. Nothing else of the project is a package."""
+    listed = re.findall(r'"(tictactoe_rl(?:\.\w+)?)"', (ROOT / "pyproject.toml").read_text())
+    packages = {".".join(path.parent.relative_to(ROOT).parts)
+                for path in (ROOT / "tictactoe_rl").rglob("__init__.py")}
+    assert sorted(set(listed) - {"tictactoe_rl.course"}) == sorted(packages)
+    assert [path.parent.name for path in ROOT.glob("*/__init__.py")] == ["tictactoe_rl"]
 
 
 def installed(tmp_path: Path, editable: bool) -> tuple[Path, Path, Path]:
@@ -114,16 +116,20 @@ def test_pip_install_then_gym_make_from_another_folder(tmp_path, editable):
     assert measured.stdout.splitlines()[-1].split()[:2] == ["as", "X"]
     assert run(str(python.parent / "tictactoe-play"), "--version").stdout.strip() == \
         f"Game.py {version}"
-    # a module of the user's named like one of the course's is named, not silently mixed in
+    # the package's own names are not the top level's: a user's envs/ stays the user's, either
+    # order; one named like a course module is named in one error, either order
     (elsewhere / "envs").mkdir()
-    (elsewhere / "envs" / "__init__.py").write_text("")
-    clash = run(str(python), "-c", "import envs, tictactoe_rl")
-    assert clash.returncode == 1
-    assert clash.stderr.splitlines()[-1].startswith("ImportError: tictactoe_rl: the course's "
-                                                    "modules keep their flat names")
-    assert "envs (" in clash.stderr.splitlines()[-1]
-    first = run(str(python), "-c", "import tictactoe_rl, envs; print(envs.ENV_ID)")
-    assert first.stdout.strip() == "TicTacToe-v0", first.stderr
+    (elsewhere / "envs" / "__init__.py").write_text("WHO = 'mine'\n")
+    for code in ("import envs, tictactoe_rl", "import tictactoe_rl, envs"):
+        mine = run(str(python), "-c", code + "; tictactoe_rl.make_agent; print(envs.WHO)")
+        assert mine.stdout.strip() == "mine", mine.stderr
+    (elsewhere / "State.py").write_text("")
+    for code in ("import State, tictactoe_rl", "import tictactoe_rl, State"):
+        clash = run(str(python), "-c", code)
+        assert clash.returncode == 1
+        assert clash.stderr.splitlines()[-1].startswith("ImportError: tictactoe_rl: the course's "
+                                                        "modules keep their flat names")
+        assert "State (" in clash.stderr.splitlines()[-1]
 
 
 @pytest.mark.slow

@@ -49,11 +49,17 @@ _EXPORTS = {
 }
 
 
+# The students' self-check: run as a script, imported by none of the course's files, so a module
+# of someone else's named ``check`` is in nobody's way (it comes first on the path).
+NEVER_IMPORTED = frozenset({"check"})
+
+
 def course_modules() -> list[str]:
-    """The flat names of the course's modules (``State``, ``AI_Agent``, ...): those this package
-    makes importable, and only those."""
+    """The flat names of the course's modules (``State``, ``AI_Agent``, ...) that the course's
+    files import from one another: what this package makes importable, and keeps its own."""
     return sorted(entry[:-3] for entry in os.listdir(COURSE)
-                  if entry.endswith(".py") and entry[:-3].isidentifier())
+                  if entry.endswith(".py") and entry[:-3].isidentifier()
+                  and entry[:-3] not in NEVER_IMPORTED)
 
 
 def _same(path: str, folder: str) -> bool:

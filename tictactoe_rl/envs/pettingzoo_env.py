@@ -99,7 +99,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
     ``sample``; the game itself has no chance in it.
     """
 
-    metadata = {"name": "repo_tictactoe_v0", "render_modes": list(render.RENDER_MODES),
+    metadata = {"name": "tictactoe_v1", "render_modes": list(render.RENDER_MODES),
                 "render_fps": 4, "is_parallelizable": False}
 
     def __init__(self, render_mode: str | None = None, observation: str = "dict",

@@ -66,6 +66,30 @@ def test_every_package_of_the_course_is_in_the_distribution():
     assert [path.parent.name for path in ROOT.glob("*/__init__.py")] == ["tictactoe_rl"]
 
 
+def test_a_shipped_table_resolves_here_first_then_to_the_installed_copy(tmp_path, monkeypatch,
+                                                                         capsys):
+    from tictactoe_rl.tables import shipped
+
+    course = tmp_path / "site" / "tictactoe_rl" / "course"
+    (course / "Data").mkdir(parents=True)
+    (course / "Data" / "Q_MC_X.pth").write_bytes(b"installed")
+    monkeypatch.setattr(shipped, "COURSE", str(course))
+    monkeypatch.setattr(shipped, "INSTALLED", True)
+    monkeypatch.chdir(tmp_path)
+    assert shipped.resolve("Data/Q_MC_X.pth") == str(course / "Data" / "Q_MC_X.pth")
+    assert capsys.readouterr().err == (f"Data/Q_MC_X.pth: not in this folder; using the "
+                                       f"installed copy {course / 'Data' / 'Q_MC_X.pth'}\n")
+    for missing in ("Data/Q_MC_O.pth", "../outside.pth", str(tmp_path / "Data" / "Q_MC_X.pth")):
+        assert shipped.resolve(missing) == missing         # its own error follows
+    (tmp_path / "Data").mkdir()
+    (tmp_path / "Data" / "Q_MC_X.pth").write_bytes(b"mine")
+    assert shipped.resolve("Data/Q_MC_X.pth") == "Data/Q_MC_X.pth"      # here first
+    monkeypatch.setattr(shipped, "INSTALLED", False)
+    (tmp_path / "Data" / "Q_MC_X.pth").unlink()
+    assert shipped.resolve("Data/Q_MC_X.pth") == "Data/Q_MC_X.pth"      # a clone: as given
+    assert capsys.readouterr().err == ""
+
+
 def installed(tmp_path: Path, editable: bool) -> tuple[Path, Path, Path]:
     """A copy of the clone pip-installed into a fresh virtual environment; its python, the copy,
     and an empty folder elsewhere to use it from."""
@@ -114,6 +138,12 @@ def test_pip_install_then_gym_make_from_another_folder(tmp_path, editable):
     measured = run(str(python.parent / "tictactoe-measure"), "--o", "random", "--exact")
     assert measured.returncode == 0, measured.stderr
     assert measured.stdout.splitlines()[-1].split()[:2] == ["as", "X"]
+    # the shipped tables by the README's names, from a folder that has none: the installed copy
+    # (an editable install is the clone: its paths are the clone's, as there)
+    shipped = run(str(python.parent / "tictactoe-measure"), "--x", "Data/Q_MC_X.pth", "--o",
+                  "random", "--exact")
+    assert (shipped.returncode == 0) != editable, shipped.stderr
+    assert editable or "Data/Q_MC_X.pth: not in this folder; using the installed copy " in shipped.stderr
     assert run(str(python.parent / "tictactoe-play"), "--version").stdout.strip() == \
         f"Game.py {version}"
     # the package's own names are not the top level's: a user's envs/ stays the user's, either

@@ -37,6 +37,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 # an editable install) they are the repository, the folder above it.
 COURSE = os.path.join(_HERE, "course") if os.path.isdir(os.path.join(_HERE, "course")) \
     else os.path.dirname(_HERE)
+INSTALLED = COURSE != os.path.dirname(_HERE)     # from a wheel, not a clone
 # what ``from tictactoe_rl import NAME`` gives, loaded on first use: NAME -> (module, attribute)
 _EXPORTS = {
     "AI_Agent": ("AI_Agent", "AI_Agent"), "Random_Agent": ("Random_Agent", "Random_Agent"),
@@ -108,7 +109,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
 
 
-__all__ = ["COURSE", "course_modules", *sorted(_EXPORTS)]
+__all__ = ["COURSE", "INSTALLED", "course_modules", *sorted(_EXPORTS)]
 
 # Gymnasium 1.x has no plugins: the environments are registered when both are loaded. The
 # registration names its entry point by string, so it imports nothing of the course here.

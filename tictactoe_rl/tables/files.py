@@ -26,7 +26,8 @@ from collections.abc import Callable, MutableMapping
 
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from State import State, symbol
-from tictactoe_rl.tables import board_files, course_files, destinations, guard, opcodes
+from tictactoe_rl.tables import (board_files, course_files, destinations, guard, opcodes,
+                                 shipped)
 from tictactoe_rl.tables.checks import (as_action, clip, entry_problem, key_problem, meta_problem, plain_meta,
                            short, side_problem)
 from tictactoe_rl.tables.torch_format import torch_save_bytes
@@ -203,11 +204,10 @@ def is_table_file(path: str) -> bool:
 
 def load_table(path: str, side: int | None = None,
                board: BoardShape = TIC_TAC_TOE) -> tuple[QTable, int, dict]:
-    """Read a table file of ``board``; return ``(Q, side, meta)``: ``Q`` a dict, or a lazy
-    ``tictactoe_rl.tables.board_table.BoardTable`` from a bigger board's file. With ``side`` given, a table for
-    the other side is refused. Raise ``TableError`` for any unusable file (another board's too)."""
-    path = os.fspath(path)
-    sys.audit("tictactoe_rl.tables.load", path)     # even for a missing file: the self-check watches loads
+    """Read a table file of ``board``: ``(Q, side, meta)``, ``Q`` a dict (a lazy ``BoardTable`` off
+    3x3). ``TableError`` for any unusable file: another board's, another ``side``'s if given."""
+    sys.audit("tictactoe_rl.tables.load", os.fspath(path))   # even a missing file: the check watches
+    path = shipped.resolve(os.fspath(path))
     try:
         if board_files.is_board_file(path):
             board_files.notice_if_large(path)

@@ -246,3 +246,26 @@ def test_the_dqn_command_without_torch_says_which_extra_to_install(monkeypatch, 
     assert stopped.value.code == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "tictactoe-rl-course[dqn]" in error
+
+
+@pytest.mark.slow     # builds the sdist (about half a minute on a busy machine)
+def test_the_sdist_holds_what_its_own_test_suite_needs(tmp_path):
+    """Everything git tracks (the tests, their data and fixtures, pytest.ini, the docs they
+    read), so that ``python -m pytest`` runs in the unpacked folder."""
+    import tarfile
+
+    built = subprocess.run(
+        [sys.executable, "-c", "import sys, setuptools.build_meta as b; "
+         "print(b.build_sdist(sys.argv[1]))", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    shutil.rmtree(ROOT / "tictactoe_rl_course.egg-info", ignore_errors=True)
+    with tarfile.open(tmp_path / built.stdout.split()[-1]) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    if tracked.returncode != 0:
+        pytest.skip("not a git clone: nothing to compare the sdist with")
+    wanted = set(tracked.stdout.split()) - {".gitignore"}
+    assert wanted - names == set()
+    assert {"tests/conftest.py", "pytest.ini", "LICENSE", "tests/data/table_fingerprints.txt"} \
+        <= names

@@ -9,6 +9,7 @@ does the same after a real ``pip install``.
 """
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -105,3 +106,14 @@ def test_importing_the_package_adds_no_top_level_name_but_the_courses(tmp_path):
             or (ROOT / name / "__init__.py").is_file()}
     assert ours - {"tictactoe_rl"} <= course and "State" in ours
     assert not added & (set(INSIDE) - course)
+
+
+def test_the_docs_list_the_top_level_names_the_package_makes_importable():
+    import tictactoe_rl
+
+    text = (ROOT / "docs" / "ENVIRONMENTS.md").read_text(encoding="utf-8")
+    start = re.search(r"`AI_Agent\s", text).start()
+    listed = text[start + 1:text.index("`", start + 1)].split()
+    assert listed == tictactoe_rl.course_modules()
+    assert sorted([*listed, *tictactoe_rl.NEVER_IMPORTED]) == \
+        sorted(path.stem for path in ROOT.glob("*.py"))

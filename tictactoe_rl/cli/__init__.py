@@ -16,7 +16,7 @@ import time
 import unicodedata
 from typing import Callable
 
-from tictactoe_rl import COURSE
+from tictactoe_rl import COURSE, INSTALLED
 
 import environment_check
 
@@ -36,10 +36,8 @@ MAX_COUNT = 10**9    # larger counts are typos, not plans
 # The course's folder (the repository; installed, tictactoe_rl/course/): default files (Data/...)
 # live there, wherever a script is started from.
 REPOSITORY = COURSE
-# ``pip install .`` puts the course's files into site-packages, in tictactoe_rl/course/: not a
-# place for a user's own files, and its scripts are run as console commands.
-INSTALLED = os.path.basename(REPOSITORY) == "course" and \
-    os.path.basename(os.path.dirname(REPOSITORY)) == "tictactoe_rl"
+# INSTALLED: ``pip install .`` put the course's files into site-packages, in tictactoe_rl/course/:
+# not a place for a user's own files, and its scripts are run as console commands.
 # The project's version: every script's --version, and the installed package's metadata
 # (pyproject.toml reads it from here)
 VERSION = "1.0.0"

@@ -114,6 +114,6 @@ def test_the_docs_list_the_top_level_names_the_package_makes_importable():
     text = (ROOT / "docs" / "ENVIRONMENTS.md").read_text(encoding="utf-8")
     start = re.search(r"`AI_Agent\s", text).start()
     listed = text[start + 1:text.index("`", start + 1)].split()
-    assert listed == tictactoe_rl.course_modules()
-    assert sorted([*listed, *tictactoe_rl.NEVER_IMPORTED]) == \
-        sorted(path.stem for path in ROOT.glob("*.py"))
+    # every one listed (the students' version lacks some of the solved repository's)
+    assert set(tictactoe_rl.course_modules()) <= set(listed) and listed == sorted(listed)
+    assert {path.stem for path in ROOT.glob("*.py")} <= {*listed, *tictactoe_rl.NEVER_IMPORTED}

@@ -146,7 +146,7 @@ def test_pip_install_then_gym_make_from_another_folder(tmp_path, editable):
     assert editable or "Data/Q_MC_X.pth: not in this folder; using the installed copy " in shipped.stderr
     assert run(str(python.parent / "tictactoe-play"), "--version").stdout.strip() == \
         f"Game.py {version}"
-    # the package's own names are not the top level's: a user's envs/ stays the user's, either
+    # the package's own names are not the top level's: a user's package envs stays the user's, either
     # order; one named like a course module is named in one error, either order
     (elsewhere / "envs").mkdir()
     (elsewhere / "envs" / "__init__.py").write_text("WHO = 'mine'\n")

@@ -8,9 +8,9 @@ from Agent import Agent
 from tictactoe_rl.tables.files import load_table, save_or_keep
 from State import State, position_of
 from TicTacToe import Action, TicTacToe
-from tictactoe_rl.exploration.schedules import (CHAPTER_SCHEDULES, DEFAULT_SCHEDULE, EPSILON_DECAY_EPOCHS,
-                                   EPSILON_FINAL, EPSILON_START, EXP_WINDOWS, check_schedule,
-                                   epsilon_at)
+from tictactoe_rl.exploration.schedules import (CHAPTER_SCHEDULES, DEFAULT_SCHEDULE,
+                                                EPSILON_DECAY_EPOCHS, EPSILON_FINAL, EPSILON_START,
+                                                EXP_WINDOWS, check_schedule, epsilon_at)
 
 
 def greedy_action(Q: dict[tuple[State, Action], float], state: State) -> Action:

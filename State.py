@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import environment_check
+from tictactoe_rl import environment_check
 
 if TYPE_CHECKING:
     import numpy as np

@@ -27,15 +27,16 @@ from tictactoe_rl.boards.flags import add_board_flags, board_from
 from tictactoe_rl.boards.perfect import PerfectAgent
 from tictactoe_rl.boards.solve import add_cache_flag, board_report
 from tictactoe_rl.players.search import SearchAgent
-from tictactoe_rl.players.specs import VALID_SPECS, describe, is_network, is_table_path, make_agent, network_path
+from tictactoe_rl.players.specs import (VALID_SPECS, describe, is_network, is_table_path,
+                                        make_agent, network_path)
 from Episode import play_games
 from tictactoe_rl.tables.files import load_table
 from tictactoe_rl.tables.view import UNSEEN, board_grid, show_q
 from tictactoe_rl.training.destination import purpose_of
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
-from tictactoe_rl.exact.solver import (as_outcome, best_response, exact_outcome, minimax_value, side_result,
-                    worst_case)
+from tictactoe_rl.exact.solver import (as_outcome, best_response, exact_outcome, minimax_value,
+                                       side_result, worst_case)
 from State import O, State, X, parse_moves, symbol
 from TicTacToe import TicTacToe
 

@@ -42,7 +42,7 @@ if __name__ == "__main__" and shadow.shadowing_in(ROOT_TEXT):
 sys.path.remove(ROOT_TEXT)
 sys.path.insert(0, ROOT_TEXT)
 
-import environment_check  # noqa: E402  (the project root must be on the path first)
+from tictactoe_rl import environment_check  # noqa: E402  (the project root first on the path)
 environment_check.require("check.py")   # judge nothing with a Python that is not the project's
 from tictactoe_rl import cli  # noqa: E402
 from tictactoe_rl.selfcheck import seal, streams  # noqa: E402

@@ -27,7 +27,8 @@ from tictactoe_rl.neural.files import NetworkError, load_network, save_network
 from tictactoe_rl.neural.learner import DQNLearner, learning_rate
 from tictactoe_rl.neural.replay import Replay
 from tictactoe_rl.training import checkpoints
-from tictactoe_rl.neural.report import Mistake, format_mistakes, mistakes, perfect_share, side_positions
+from tictactoe_rl.neural.report import (Mistake, format_mistakes, mistakes, perfect_share,
+                                        side_positions)
 from tictactoe_rl.players.minimax import MinimaxAgent
 from Random_Agent import Random_Agent
 from State import O, X, State, all_states, parse_moves

@@ -21,7 +21,8 @@ from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from tictactoe_rl.positions import BoardState, shape_of, start_position
 from State import O, X, State
 from tictactoe_rl.tables.board_files import is_board_file
-from tictactoe_rl.tables.files import TableError, is_table_file, load_table, save_board_table, save_table
+from tictactoe_rl.tables.files import (TableError, is_table_file, load_table, save_board_table,
+                                       save_table)
 from TicTacToe import TicTacToe
 from tictactoe_rl.training.curves import CURVE_GAMES, exact_results
 from tictactoe_rl.training.options import default_file

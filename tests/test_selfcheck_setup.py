@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import environment_check
+from tictactoe_rl import environment_check
 
 ROOT = Path(__file__).resolve().parent.parent
 SETUP_LINE = "is not the project's: it lacks"

@@ -18,8 +18,8 @@ import torch
 
 from State import O, X, State, all_states
 from tictactoe_rl.tables import destinations
-from tictactoe_rl.tables.files import (FORMAT_NAME, NotSaved, TableError, check_writable, load_table,
-                          save_or_keep, save_table)
+from tictactoe_rl.tables.files import (FORMAT_NAME, NotSaved, TableError, check_writable,
+                                       load_table, save_or_keep, save_table)
 from tictactoe_rl.tables.torch_format import torch_save_bytes
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,7 +19,8 @@ from tictactoe_rl.tables import course_files, files as Q_Table
 import State as state_module
 from AI_Agent import AI_Agent
 from tictactoe_rl.players.specs import make_agent
-from tictactoe_rl.tables.files import MAX_FILE_BYTES, TableError, check_writable, load_table, save_table
+from tictactoe_rl.tables.files import (MAX_FILE_BYTES, TableError, check_writable, load_table,
+                                       save_table)
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
 from tictactoe_rl.exact.solver import exact_outcome

@@ -16,7 +16,8 @@ from tictactoe_rl.training.report import exact_report
 from tictactoe_rl.training.run import Run, make_learner
 from AI_Agent import AI_Agent
 from tictactoe_rl.players.specs import make_agent
-from tictactoe_rl.training.curves import BINS, CHECKPOINTS, EPSILON_POINTS, LearningCurve, checkpoint_episodes
+from tictactoe_rl.training.curves import (BINS, CHECKPOINTS, EPSILON_POINTS, LearningCurve,
+                                          checkpoint_episodes)
 from tictactoe_rl.training.curves import exact_results
 from tictactoe_rl.tables.files import load_table, save_table
 from tictactoe_rl.exact.solver import is_unbeatable, worst_case

@@ -21,10 +21,10 @@ from tictactoe_rl.tables.view import board_grid
 from TicTacToe import Action, TicTacToe
 from tictactoe_rl.neural.boards import Symmetries
 from tictactoe_rl.neural.files import load_network
-from tictactoe_rl.neural.network import ACTIONS, INDEX, POSITIONS, QNetwork, greedy_indices, legal_masks, \
-    symmetric_values
-from tictactoe_rl.exploration.schedules import DEFAULT_SCHEDULE, EPSILON_DECAY_EPOCHS, EPSILON_FINAL, \
-    check_schedule
+from tictactoe_rl.neural.network import (ACTIONS, INDEX, POSITIONS, QNetwork, greedy_indices,
+                                         legal_masks, symmetric_values)
+from tictactoe_rl.exploration.schedules import (DEFAULT_SCHEDULE, EPSILON_DECAY_EPOCHS,
+                                                EPSILON_FINAL, check_schedule)
 from AI_Agent import AI_Agent
 
 

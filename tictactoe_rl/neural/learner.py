@@ -30,8 +30,8 @@ from torch.nn import functional
 
 from State import State
 from TicTacToe import Action
-from tictactoe_rl.neural.network import ACTION_INDEX, INDEX, QNetwork, inputs, legal_masks, masked, \
-    symmetric_values
+from tictactoe_rl.neural.network import (ACTION_INDEX, INDEX, QNetwork, inputs, legal_masks,
+                                         masked, symmetric_values)
 from tictactoe_rl.neural.replay import Replay
 
 

@@ -32,7 +32,8 @@ import random
 from time import perf_counter
 from typing import NamedTuple
 
-from tictactoe_rl.players.search import SearchAgent, check_count, check_seconds, playout, successors
+from tictactoe_rl.players.search import (SearchAgent, check_count, check_seconds, playout,
+                                         successors)
 from State import DRAW, ONGOING, State
 from TicTacToe import Action, TicTacToe
 

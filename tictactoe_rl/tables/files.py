@@ -28,8 +28,8 @@ from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from State import State, symbol
 from tictactoe_rl.tables import (board_files, course_files, destinations, guard, opcodes,
                                  shipped)
-from tictactoe_rl.tables.checks import (as_action, clip, entry_problem, key_problem, meta_problem, plain_meta,
-                           short, side_problem)
+from tictactoe_rl.tables.checks import (as_action, clip, entry_problem, key_problem, meta_problem,
+                                        plain_meta, short, side_problem)
 from tictactoe_rl.tables.torch_format import torch_save_bytes
 
 FORMAT_NAME = "tictactoe-q-table"

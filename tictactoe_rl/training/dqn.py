@@ -34,8 +34,8 @@ from tictactoe_rl.training.checkpoints import BestCheckpoint
 from tictactoe_rl.training.destination import Purpose, check_destination
 from tictactoe_rl.training.dqn_options import NetworkDefaults
 from tictactoe_rl.training.report import exact_report, learner_report
-from tictactoe_rl.training.run import (Run, attach_curve, check_more_to_do, default_path, learner_seed,
-                          learner_side, make_opponent, who_learns)
+from tictactoe_rl.training.run import (Run, attach_curve, check_more_to_do, default_path,
+                                       learner_seed, learner_side, make_opponent, who_learns)
 from tictactoe_rl.training.options import is_self_play
 
 

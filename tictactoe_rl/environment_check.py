@@ -16,7 +16,9 @@ import os
 import sys
 from pathlib import Path
 
-FOLDER = Path(__file__).resolve().parent
+from tictactoe_rl import COURSE
+
+FOLDER = Path(COURSE).resolve()      # the course's folder: the clone, or the installed copy
 # The packages of requirements.txt that the course's scripts import (by their import names; the
 # test tools, pytest and hypothesis, are not needed to run a script).
 NEEDED = ("numpy", "torch", "tqdm", "pygame", "matplotlib")

@@ -65,6 +65,8 @@ def test_the_chapters_trainer_with_a_bare_python_says_what_to_run(tmp_path):
         pytest.skip(f"the chapter's listings are not beside the project ({chapter.parent})")
     for path in ROOT.glob("*.py"):
         shutil.copy2(path, tmp_path / path.name)
+    shutil.copytree(ROOT / "tictactoe_rl", tmp_path / "tictactoe_rl",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(chapter, tmp_path / "MC_Trainer.py")
     assert_setup_line(bare(["MC_Trainer.py"], tmp_path), "MC_Trainer.py")
 

@@ -50,17 +50,22 @@ _EXPORTS = {
 }
 
 
-# The students' self-check: run as a script, imported by none of the course's files, so a module
-# of someone else's named ``check`` is in nobody's way (it comes first on the path).
-NEVER_IMPORTED = frozenset({"check"})
+
+
+# The course's flat modules. A fixed list, not the folder's files: a student's own file beside
+# them (a json.py, say) is not one of the course's, and the check deals with it. The self-check,
+# check.py, is a script no course file imports: a user's module named ``check`` simply wins.
+COURSE_MODULES = (
+    "AI_Agent", "Agent", "DQN_Trainer", "Episode", "ExpectedSARSA_Trainer", "Game", "Graphics",
+    "Human_Agent", "MC_Trainer", "Q_Trainer", "Random_Agent", "Random_Agent_Advanced",
+    "SARSA_Trainer", "State", "Tester", "TicTacToe")
 
 
 def course_modules() -> list[str]:
     """The flat names of the course's modules (``State``, ``AI_Agent``, ...) that the course's
-    files import from one another: what this package makes importable, and keeps its own."""
-    return sorted(entry[:-3] for entry in os.listdir(COURSE)
-                  if entry.endswith(".py") and entry[:-3].isidentifier()
-                  and entry[:-3] not in NEVER_IMPORTED)
+    files import from one another and that this folder holds (the students' version has fewer):
+    what this package makes importable, and keeps its own."""
+    return [name for name in COURSE_MODULES if os.path.isfile(os.path.join(COURSE, name + ".py"))]
 
 
 def _same(path: str, folder: str) -> bool:
@@ -109,7 +114,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
 
 
-__all__ = ["COURSE", "INSTALLED", "course_modules", *sorted(_EXPORTS)]
+__all__ = ["COURSE", "COURSE_MODULES", "INSTALLED", "course_modules", *sorted(_EXPORTS)]
 
 # Gymnasium 1.x has no plugins: the environments are registered when both are loaded. The
 # registration names its entry point by string, so it imports nothing of the course here.

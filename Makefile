@@ -72,10 +72,10 @@ bench-dqn: venv
 	$(PY) tools/benchmarks/dqn.py $(ARGS)
 
 # The shipped tables: learned from play (Monte Carlo control), against mixed opponents so that
-# they meet strong and weak play alike.
+# they meet strong and weak play alike (--force: they replace the shipped ones, kept as .bak).
 data: venv
-	$(PY) MC_Trainer.py --side X --opponent advanced+minimax --epochs 1000000 --seed 1 --out Data/Q_MC_X.pth
-	$(PY) MC_Trainer.py --side O --opponent random+minimax --epochs 1000000 --seed 1 --out Data/Q_MC_O.pth
+	$(PY) MC_Trainer.py --side X --opponent advanced+minimax --epochs 1000000 --seed 1 --out Data/Q_MC_X.pth --force
+	$(PY) MC_Trainer.py --side O --opponent random+minimax --epochs 1000000 --seed 1 --out Data/Q_MC_O.pth --force
 
 # MC vs SARSA vs Q-learning vs self-play at equal episodes, exact results.
 compare: venv

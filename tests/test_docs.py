@@ -66,6 +66,18 @@ def test_only_seconds_and_rates_are_ignored_when_figures_are_compared():
     assert docs_figures.comparable("Trained 200,000 episodes in 3.3 s (60,586 episodes/s)") == \
         docs_figures.comparable("Trained 200,000 episodes in 14.0 s (14,286 episodes/s)")
     assert docs_figures.comparable("wins 98.9583%") != docs_figures.comparable("wins 99.4792%")
+    assert docs_figures.comparable("(246 s, load average 7.7 before and 9.7 after)") == \
+        docs_figures.comparable("(200 s, load average 0.4 before and 1.9 after)")
+
+
+def test_what_a_per_run_seed_draws_is_left_out_of_the_self_checks_figure_only():
+    varies = docs_figures.FIGURES["selfcheck"].varies
+    one, two = ("    Your X after 9 episodes ..., exact: vs random wins 97.92%, unbeatable",
+                "    Your X after 9 episodes ..., exact: vs random wins 96.88%, can be beaten")
+    assert docs_figures.comparable(one, varies) == docs_figures.comparable(two, varies)
+    assert docs_figures.comparable("piece 3: passed", varies) != \
+        docs_figures.comparable("piece 3: FAILED", varies)
+    assert not docs_figures.FIGURES["dqn"].varies and not docs_figures.FIGURES["compare"].varies
 
 
 # A measured figure typed into the prose goes stale unseen; one that a command prints belongs in a
@@ -152,5 +164,6 @@ def test_the_figures_of_short_runs_are_what_their_commands_print():
 @pytest.mark.slow      # about three minutes: the DQN's default run, the compared trainers, the check
 def test_the_figures_of_the_minute_long_runs_that_repeat_exactly_are_what_they_print():
     """The benchmark and the search agents' tournaments vary with the machine; these do not (the
-    seconds and rates they print are left out of the comparison)."""
+    seconds, rates and load they print are left out of the comparison, and the self-check's
+    results of its per-run seeded training)."""
     check_figures("minutes", "dqn", "compare", "selfcheck")

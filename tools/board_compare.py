@@ -37,14 +37,14 @@ from TicTacToe import TicTacToe  # noqa: E402
 
 TRAINED = re.compile(r"Trained ([\d,]+) episodes in ([\d.]+) s")
 PEAK = re.compile(r"peak memory (\d+) KiB")
-# Runs a trainer script as `python SCRIPT ARGS` would, then says the process's peak memory.
-CHILD = ("import resource, runpy, sys\n"
+# Runs a trainer script as `python SCRIPT ARGS` would, then says the process's peak memory (at
+# exit: a script ends through cli.run, which runs the exit handlers and then leaves at once).
+CHILD = ("import atexit, resource, runpy, sys\n"
          "script, sys.argv = sys.argv[1], sys.argv[1:]\n"
-         "try:\n"
-         "    runpy.run_path(script, run_name='__main__')\n"
-         "finally:\n"
-         "    print(f'peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss} KiB',"
-         " file=sys.stderr)\n")
+         "atexit.register(lambda: print('peak memory '\n"
+         "                f'{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss} KiB',"
+         " file=sys.stderr))\n"
+         "runpy.run_path(script, run_name='__main__')\n")
 PLAYERS = (("Q-table (MC_Trainer.py)", "MC_Trainer.py", "table.pth"),
            ("network (DQN_Trainer.py)", "DQN_Trainer.py", "network.pt"))
 

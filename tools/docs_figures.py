@@ -34,7 +34,8 @@ DOCUMENTS = ("README.md", "docs/*.md")
 BLOCK = re.compile(r"(<!-- figures:([\w-]+) -->\n)(.*?)(<!-- /figures -->)", re.DOTALL)
 # What differs between two runs of the same command: seconds, rates, dates.
 VOLATILE = re.compile(r"\d[\d,]*(\.\d+)?( ms| s\b| episodes/s| games/s|-core)"
-                      r"|\d{4}-\d\d-\d\d( \d\d:\d\d)?")
+                      r"|\d{4}-\d\d-\d\d( \d\d:\d\d)?"
+                      r"|load average [\d.]+ before(,| and) [\d.]+ (after|while it ran)")
 
 
 def documents(root: Path = ROOT) -> list[Path]:
@@ -62,8 +63,11 @@ def scratch_copy(folder: Path) -> Path:
     return repo
 
 
-def comparable(text: str) -> str:
-    return VOLATILE.sub("#", text)
+def comparable(text: str, varies: str = "") -> str:
+    """``text`` without what differs between two runs of its command: seconds, rates, dates, the
+    machine's load, and the figure's own ``varies`` (what a per-run seed draws)."""
+    text = VOLATILE.sub("#", text)
+    return re.sub(varies, "#", text) if varies else text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             for path in found[figure.name]:
                 stale += [f"{path.relative_to(ROOT)}: {figure.name}"] if replace(
                     path, figure.name, text, write=not args.check,
-                    always=figure.quoted) else []
+                    always=figure.quoted, varies=figure.varies) else []
     if args.check and stale:
         print("figures that differ from what their commands print now (make docs):\n  "
               + "\n  ".join(stale))
@@ -115,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def replace(path: Path, name: str, text: str, write: bool, always: bool = False) -> bool:
+def replace(path: Path, name: str, text: str, write: bool, always: bool = False,
+            varies: str = "") -> bool:
     """Put ``text`` in the figure ``name`` of ``path`` (when ``write``) if it differs in more
     than its seconds, rates and dates, or in anything when ``always`` (a quoted record); whether
     it differed in more. A rerun on an unchanged tree so leaves the files as they are."""
@@ -126,7 +131,7 @@ def replace(path: Path, name: str, text: str, write: bool, always: bool = False)
         nonlocal differs
         if match.group(2) != name:
             return match.group(0)
-        same = comparable(match.group(3)) == comparable(text)
+        same = comparable(match.group(3), varies) == comparable(text, varies)
         differs = differs or not same
         return match.group(0) if same and not always else match.group(1) + text + match.group(4)
     updated = BLOCK.sub(new, document)

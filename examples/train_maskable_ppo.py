@@ -2,9 +2,10 @@
 
 The training is the library's own loop, untouched: ``MaskablePPO("MlpPolicy", env)`` finds the
 environment's ``action_masks()`` by itself, so it never tries an occupied cell. The measurement
-walks every game the greedy policy can meet (``tictactoe_rl.exact.solver``): against ``random`` and ``advanced``,
-the worst case any opponent can bring about, and -- without the mask -- how often the bare policy
-would play an illegal move (which loses, as in the environment):
+walks every game the greedy policy can meet (``tictactoe_rl.envs.measure.measure_policy``):
+against ``random``, ``advanced`` and the perfect player, the worst case any opponent can bring
+about, and -- without the mask -- how often the bare policy would play an illegal move (which
+loses, as in the environment):
 
     pip install -r requirements-extra.txt        # stable-baselines3, sb3-contrib, gymnasium
     python examples/train_maskable_ppo.py --steps 100000 --seed 1 --out Data/my_ppo_X.zip
@@ -21,45 +22,15 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 
 from tictactoe_rl import cli  # noqa: E402  (after the path is set)
 
-OPPONENTS = ("random", "advanced")
 
+def exact_lines(model, side: str) -> list[str]:
+    """The policy's exact results, masked and bare, and its worst case
+    (``tictactoe_rl.envs.measure``)."""
+    from tictactoe_rl.envs.measure import from_sb3, measure_policy
 
-class Policy_Agent:
-    """A trained SB3 policy as the exact tools read an agent: ``player`` and ``action_probs``
-    (its greedy move, with the environment's mask or without it)."""
-
-    def __init__(self, model, player: int, masked: bool = True) -> None:
-        self.model, self.player, self.masked = model, player, masked
-
-    def action_probs(self, state) -> dict:
-        from tictactoe_rl.envs import board
-
-        mask = board.action_mask(state).astype(bool) if self.masked else None
-        action, _ = self.model.predict(board.observation(state, self.player), action_masks=mask,
-                                       deterministic=True)
-        return {board.cell_of(action): 1.0}
-
-
-def exact_lines(model, side: int) -> list[str]:
-    """The policy's exact results, masked and bare, and its worst case."""
-    from tictactoe_rl.exact.solver import exact_outcome, illegal_share, side_result, worst_case
-    from tictactoe_rl.players.specs import make_agent
-
-    lines = []
-    for masked in (True, False):
-        agent = Policy_Agent(model, side, masked)
-        for name in OPPONENTS:
-            opponent = make_agent(name, -side)
-            pair = (agent, opponent) if side == 1 else (opponent, agent)
-            outcome = exact_outcome(*pair)
-            wins, losses, draws = side_result(outcome, side)
-            label = f"vs {name}" + ("" if masked else ", no mask")
-            lines.append(f"exact {label:<22}: wins {wins:.4%}  losses {losses:.4%}  "
-                         f"draws {draws:.4%}  illegal moves {illegal_share(outcome, side):.4%}")
-    value, line = worst_case(Policy_Agent(model, side))
-    lines.append("unbeatable: no sequence of opponent moves beats it" if value >= 0 else
-                 f"can be beaten, e.g. by the line {' '.join(f'{r},{c}' for r, c in line)}")
-    return lines
+    masked = measure_policy(model, side)
+    bare = measure_policy(from_sb3(model, masked=False), side)
+    return [*masked.result_lines(), *bare.result_lines(", no mask"), masked.worst_line()]
 
 
 def check_out(path: str, force: bool) -> None:
@@ -113,7 +84,7 @@ def main() -> int:
     if args.out:
         model.save(args.out)
         print(f"saved to {cli.shown(args.out)} (MaskablePPO.load reads it)")
-    print("\n".join(exact_lines(model, env.unwrapped.side)))
+    print("\n".join(exact_lines(model, args.side)))
     return 0
 
 

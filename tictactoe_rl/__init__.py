@@ -4,6 +4,7 @@ clone), then from any folder::
     import gymnasium, tictactoe_rl
     env = gymnasium.make("tictactoe_rl/TicTacToe-v0", opponent="advanced")
     from tictactoe_rl import State, TicTacToe, AI_Agent, make_agent, exact_outcome
+    print(tictactoe_rl.measure_policy(model))   # an SB3 model, a torch module, a function
     from tictactoe_rl.tictactoe_v1 import env, parallel_env
 
 The machinery lives in this package's subpackages (``tictactoe_rl.tables``, ``.training``,
@@ -45,6 +46,8 @@ _EXPORTS = {
     "State": ("State", "State"), "TicTacToe": ("TicTacToe", "TicTacToe"),
     "make_agent": ("tictactoe_rl.players.specs", "make_agent"),
     "__version__": ("tictactoe_rl.cli", "VERSION"), "ENV_ID": ("tictactoe_rl.envs", "ENV_ID"),
+    **{name: ("tictactoe_rl.envs.measure", name) for name in (
+        "measure_policy", "from_sb3", "from_torch")},
     **{name: ("tictactoe_rl.exact.solver", name) for name in (
         "best_response", "exact_outcome", "exact_result", "minimax_value", "worst_case")},
 }

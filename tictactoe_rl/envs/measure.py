@@ -1,0 +1,180 @@
+"""Any policy trained on the environments, measured exactly: ``measure_policy``.
+
+A policy here is what the field's libraries train, seen the way the environments show the game:
+
+- a Stable-Baselines3 model, or anything with ``predict(observation, action_masks=mask,
+  deterministic=True)`` (sb3-contrib's ``MaskablePPO``); ``from_sb3(model, masked=False)`` for
+  a model without masks (``PPO``, ``DQN``);
+- a torch module from the observation (a float32 tensor with a batch dimension of one) to one
+  score per cell: ``from_torch(module)`` plays the legal cell of the highest score;
+- a plain function ``(observation, mask) -> action``, the observation as the environment gives it
+  and the mask ``bool``, one flag per cell (``True`` = empty); the action a cell index.
+
+``measure_policy(policy, side="X", board="3x3", k=None)`` takes any of the three (``as_policy``
+tells them apart) and walks every game it can meet (``tictactoe_rl.exact.solver``): its exact
+wins, losses and draws against ``random``, ``advanced`` and the perfect player
+(``tictactoe_rl.boards.evaluate.opponents_of``), how often it loses by an illegal move, and the
+worst case any opponent can bring about with a shortest line that does it. The policy is asked
+once per position it meets, so it must be deterministic (SB3's ``deterministic=True``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from Agent import Agent, seats
+from State import State, position_of, symbol
+from TicTacToe import Action, TicTacToe
+from tictactoe_rl.boards.evaluate import is_exact, opponents_of, too_large
+from tictactoe_rl.envs.board import (action_mask, board_shape, cell_index, observation,
+                                     shown_action, side_number)
+from tictactoe_rl.exact.solver import exact_outcome, illegal_share, side_result, worst_case
+from tictactoe_rl.geometry import BoardShape
+from tictactoe_rl.positions import shape_of, start_position
+
+# (observation, mask) -> the cell index to mark
+Policy = Callable[[np.ndarray, np.ndarray], Any]
+# how a position is shown to the policy: (position, side) -> observation
+Observe = Callable[[State, int], np.ndarray]
+
+
+@runtime_checkable
+class Predictor(Protocol):
+    """What an SB3 model offers: ``predict(observation, ..., deterministic=...)`` returning
+    ``(action, state)``."""
+
+    def predict(self, observation: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]: ...
+
+
+def from_sb3(model: Predictor, masked: bool = True) -> Policy:
+    """``model``'s greedy action, given the mask (``masked``, as ``MaskablePPO`` takes it) or
+    not (a model that knows no masks, or to see how often the bare policy plays illegally)."""
+    def policy(seen: np.ndarray, mask: np.ndarray) -> Any:
+        extra = {"action_masks": mask} if masked else {}
+        return model.predict(seen, deterministic=True, **extra)[0]
+    return policy
+
+
+def from_torch(module: Any) -> Policy:
+    """The legal cell of ``module``'s highest score (ties to the first cell, row-major), the
+    observation given as a float32 tensor of batch one on the module's device. Gradients are
+    off; the module's mode is its own (call ``module.eval()`` first if it has dropout)."""
+    import torch   # only where a torch module is measured
+
+    from tictactoe_rl.neural.network import greedy_indices
+    device = next(module.parameters(), torch.empty(0)).device
+
+    def policy(seen: np.ndarray, mask: np.ndarray) -> int:
+        with torch.no_grad():
+            scores = module(torch.as_tensor(seen, dtype=torch.float32, device=device)[None])
+        scores = scores.reshape(-1).cpu()
+        if scores.numel() != mask.size:
+            raise ValueError(f"the torch module gives {scores.numel()} scores, the board has "
+                             f"{mask.size} cells")
+        return int(greedy_indices(scores, torch.as_tensor(mask)))
+    return policy
+
+
+def as_policy(policy: Any) -> Policy:
+    """``policy`` as a function ``(observation, mask) -> action``: an SB3 model (``Predictor``)
+    through ``from_sb3``, a torch module through ``from_torch``, a function as it is;
+    ``TypeError`` in one line for anything else."""
+    if isinstance(policy, Predictor):
+        return from_sb3(policy)
+    torch = sys.modules.get("torch")   # a torch module exists only where torch is loaded
+    if torch is not None and isinstance(policy, torch.nn.Module):
+        return from_torch(policy)
+    if callable(policy):
+        return policy
+    raise TypeError(f"a policy is an SB3 model, a torch module or a function (observation, mask)"
+                    f" -> action, not {type(policy).__name__}")
+
+
+class PolicyAgent(Agent):
+    """A deterministic ``policy`` playing ``player`` as the exact tools read an agent: the move
+    it answers to each position, asked once and kept. An answer off the board is an illegal
+    move (the walks score it a loss); one that is no whole number is a ``ValueError``."""
+
+    def __init__(self, policy: Policy, player: int, env: TicTacToe,
+                 observe: Observe = observation) -> None:
+        super().__init__(player, env)
+        self.policy, self.observe = policy, observe
+        self._moves: dict[State, Action] = {}
+
+    def move(self, state: State) -> Action:
+        position = position_of(state)
+        found = self._moves.get(position)
+        if found is None:
+            answer = self.policy(self.observe(position, self.player),
+                                 action_mask(position).astype(bool))
+            index = cell_index(answer)
+            if index is None:
+                raise ValueError(f"the policy answered {shown_action(answer)}, not a cell index")
+            found = self._moves[position] = divmod(index, shape_of(position).cols)
+        return found
+
+    def action_probs(self, state: State) -> dict[Action, float]:
+        return {self.move(state): 1.0}
+
+    def get_action(self, state: State, epoch: int | None = None) -> Action:
+        return self.move(state)
+
+
+Shares = tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class PolicyReport:
+    """A policy's exact figures on ``board`` as ``side`` (1 X, -1 O): ``results`` maps each
+    opponent (``random``, ``advanced``, ``perfect``) to the policy's (wins, losses, draws);
+    ``illegal`` to the share of games it loses by an illegal move; ``worst`` is the worst result
+    any opponent brings about (1, 0, -1) and ``line`` a shortest line of ``(row, col)`` moves of
+    both sides that does it when that is a loss (``None`` otherwise)."""
+
+    board: BoardShape
+    side: int
+    results: dict[str, Shares]
+    illegal: dict[str, float]
+    worst: int
+    line: list[Action] | None
+
+    def result_lines(self, suffix: str = "") -> list[str]:
+        """One line per opponent, ``suffix`` ending its label."""
+        return [f"exact {f'vs {name}{suffix}':<22}: wins {wins:.4%}  losses {losses:.4%}  "
+                f"draws {draws:.4%}  illegal moves {self.illegal[name]:.4%}"
+                for name, (wins, losses, draws) in self.results.items()]
+
+    def worst_line(self) -> str:
+        """Whether any line of play beats the policy, and one that does."""
+        return ("unbeatable: no sequence of opponent moves beats it" if self.worst >= 0 else
+                f"can be beaten, e.g. by the line "
+                f"{' '.join(f'{row},{col}' for row, col in self.line)}")
+
+    def __str__(self) -> str:
+        return "\n".join([f"{symbol(self.side)} on {self.board.name}:", *self.result_lines(),
+                          self.worst_line()])
+
+
+def measure_policy(policy: Any, side: str = "X", board: str = "3x3", k: int | str | None = None,
+                   observe: Observe = observation) -> PolicyReport:
+    """The exact figures of ``policy`` (see ``as_policy``) playing ``side`` (``"X"``, ``"O"``) on
+    ``board`` with ``k`` in a row (as ``gymnasium.make`` takes them), each position shown as
+    ``observe(position, side)`` (default: the environment's flat int8 cells). A one-line
+    ``ValueError`` for a board whose game the exact tools cannot walk, or a bad side or board."""
+    shape, player = board_shape(board, k), side_number(side)
+    if not is_exact(shape):
+        raise ValueError(too_large(shape, "measure it in games (tictactoe_rl.boards.evaluate)"))
+    agent = PolicyAgent(as_policy(policy), player, TicTacToe(board=shape), observe)
+    start = start_position(shape)
+    results, illegal = {}, {}
+    for name, opponent in opponents_of(agent).items():
+        outcome = exact_outcome(*seats(agent, opponent), start)
+        results[name] = side_result(outcome, player)
+        illegal[name] = illegal_share(outcome, player)
+    worst, line = worst_case(agent, start)
+    return PolicyReport(shape, player, results, illegal, worst, line)

@@ -367,16 +367,16 @@ def test_maskable_ppo_trains_and_is_measured_exactly(gym, tmp_path):
     lines = run.stdout.splitlines()
     assert lines[0].startswith("MaskablePPO: 3,000 steps") and f"saved to {model_path}" in lines[1]
     figures = {}
-    for line in lines[2:6]:
+    for line in lines[2:8]:
         label, numbers = line.split(":", 1)
         wins, losses, draws, illegal = (float(word.rstrip("%")) / 100 for word in numbers.split()
                                         if word.endswith("%"))
         assert abs(wins + losses + draws - 1) < 1e-6 and illegal <= losses
         figures[label.split(maxsplit=1)[1].strip()] = (wins, losses, illegal)
-    assert figures["vs random"][2] == figures["vs advanced"][2] == 0   # the mask holds
-    assert set(figures) == {"vs random", "vs advanced", "vs random, no mask",
-                            "vs advanced, no mask"}
-    assert lines[6].startswith(("unbeatable", "can be beaten"))
+    assert figures["vs random"][2] == figures["vs advanced"][2] == figures["vs perfect"][2] == 0
+    assert set(figures) == {f"vs {name}{bare}" for name in ("random", "advanced", "perfect")
+                            for bare in ("", ", no mask")}
+    assert lines[8].startswith(("unbeatable", "can be beaten"))
 
     model = MaskablePPO.load(model_path, device="cpu")
     env = gym.make("TicTacToe-v0", opponent="random")

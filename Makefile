@@ -4,7 +4,8 @@
 # from PyTorch's CPU wheel index (about 190 MB), not the plain pin's CUDA build (about 2.7 GB with
 # its nvidia-* packages); when that index cannot be reached, the plain pin after all.
 #   make venv TORCH=cpu   the CPU build anyway;  make venv TORCH=pin   the plain pin anyway
-#   make extras           the optional packages of requirements-extra.txt (tictactoe_rl/envs/, SB3, JupyterLab)
+#   make extras           the optional packages of requirements-extra.txt (tictactoe_rl/envs/, SB3, JupyterLab),
+#                         torch's CPU build with them where TORCH=cpu
 #   make notebook         the classroom notebook in JupyterLab (installs the extras first)
 PYTHON ?= python3
 VENV := .venv
@@ -34,8 +35,10 @@ $(STAMP): requirements.txt
 
 extras: $(EXTRAS_STAMP)
 
+# With TORCH=cpu, PyTorch's CPU index beside PyPI: whatever of the extras would pull torch (SB3)
+# takes the CPU build, never the CUDA one (PyPI's index still serves the rest).
 $(EXTRAS_STAMP): requirements-extra.txt $(STAMP)
-	$(PY) -m pip install -r requirements-extra.txt
+	$(PY) -m pip install -r requirements-extra.txt $(if $(filter cpu,$(TORCH)),--extra-index-url $(TORCH_CPU_INDEX))
 	touch $(EXTRAS_STAMP)
 
 # JupyterLab on notebooks/ (it prints the address to open if no browser starts).

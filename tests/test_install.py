@@ -194,6 +194,17 @@ def test_the_version_is_one_value_everywhere():
         assert shown.strip() == f"{script} {cli.VERSION}"
 
 
+def test_every_extra_is_listed_in_the_readme_and_the_docs_with_torchs_cpu_index():
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    docs = (ROOT / "docs" / "ENVIRONMENTS.md").read_text(encoding="utf-8")
+    for name in extras:
+        assert f"`{name}`" in readme and f"`{name}`" in docs, name
+    assert 'pip install ".[sb3]" --extra-index-url https://download.pytorch.org/whl/cpu' in docs
+
+
 # --- the Makefile: which torch, and the notebook's front end --------------------------------------
 
 def make_dry_run(*arguments):
@@ -215,6 +226,28 @@ def test_without_an_nvidia_gpu_make_asks_for_the_cpu_torch_first():
     assert not [line for line in make_dry_run("venv", "NVIDIA_GPU=yes") if "whl/cpu" in line]
     assert [line for line in make_dry_run("venv", "NVIDIA_GPU=yes", "TORCH=cpu")
             if "whl/cpu" in line]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the CUDA build is Linux's")
+def test_without_an_nvidia_gpu_make_extras_adds_the_cpu_index_and_play_and_test_need_no_extras():
+    def installs(target, *arguments):
+        return [line for line in make_dry_run(target, *arguments) if "pip install" in line]
+
+    extras = [line for line in installs("extras", "NVIDIA_GPU=") if "requirements-extra" in line]
+    assert len(extras) == 1 and extras[0].endswith(
+        "--extra-index-url https://download.pytorch.org/whl/cpu")
+    assert not [line for line in installs("extras", "NVIDIA_GPU=yes") if "whl/cpu" in line]
+    assert [line for line in installs("extras", "NVIDIA_GPU=yes", "TORCH=cpu")
+            if "requirements-extra" in line and "whl/cpu" in line]
+    for target in ("play", "test"):
+        lines = installs(target, "NVIDIA_GPU=")
+        # the CPU torch comes first, so requirements.txt finds its pin met; no extras at all
+        torch = next(index for index, line in enumerate(lines) if "torch==" in line)
+        assert "--index-url https://download.pytorch.org/whl/cpu" in lines[torch]
+        assert torch < next(index for index, line in enumerate(lines)
+                            if "-r requirements.txt" in line)
+        assert not [line for line in lines if "requirements-extra" in line]
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")

@@ -11,6 +11,8 @@ imports neither, so ``import tictactoe_rl.envs`` always works and loads nothing 
   ``parallel_env``).
 
 ``tictactoe_rl/envs/board.py`` holds what both share: observation, action and mask encodings.
+``tictactoe_rl.envs.measure.measure_policy`` measures what was trained on them (an SB3 model, a
+torch module, a function of the observation and mask) exactly.
 """
 
 from __future__ import annotations

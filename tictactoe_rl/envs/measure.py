@@ -40,7 +40,7 @@ from tictactoe_rl.positions import shape_of, start_position
 # (observation, mask) -> the cell index to mark
 Policy = Callable[[np.ndarray, np.ndarray], Any]
 # how a position is shown to the policy: (position, side) -> observation
-Observe = Callable[[State, int], np.ndarray]
+Observe = Callable[[State, int], Any]
 
 
 @runtime_checkable

@@ -16,7 +16,7 @@ from State import position_of
 from TicTacToe import TicTacToe
 from tictactoe_rl.boards.perfect import PerfectAgent
 from tictactoe_rl.boards.solver import Solver
-from tictactoe_rl.envs.board import board_shape, position_of as seen_position
+from tictactoe_rl.envs.board import board_shape, observation, position_of as seen_position
 from tictactoe_rl.envs.measure import from_sb3, from_torch, measure_policy
 from tictactoe_rl.exact.solver import exact_outcome, illegal_share, side_result, worst_case
 from tictactoe_rl.positions import start_position
@@ -188,3 +188,27 @@ def test_the_documented_example_runs(maskable_ppo, capsys):
     assert f"beaten by {namespace['report'].line}" in printed
     assert printed.rstrip().endswith(measure_policy(namespace["first_empty"], side="O",
                                                     board="3x4", k=3).worst_line())
+
+
+def test_an_sb3_model_without_masks_is_measured_bare_or_refused_in_one_line():
+    gymnasium = pytest.importorskip("gymnasium", reason=f"gymnasium: {EXTRAS}")
+    sb3 = pytest.importorskip("stable_baselines3", reason=f"stable-baselines3: {EXTRAS}")
+    model = sb3.PPO("MlpPolicy", gymnasium.make("tictactoe_rl/TicTacToe-v0"), seed=1, device="cpu")
+    with pytest.raises(ValueError, match=r"^PPO.predict takes no action_masks: .*masked=False\)$"):
+        measure_policy(model)
+    assert report_of(from_sb3(model, masked=False)) == report_of(
+        lambda observation, mask: model.predict(observation, deterministic=True)[0])
+
+
+def test_a_policy_of_another_encoding_is_shown_its_own_observation():
+    """``observe``: the cells as a rows x cols grid instead of the flat vector."""
+    def grid(position, side):
+        return observation(position, side).reshape(3, 4)
+
+    def hashed_grid(seen, mask):
+        assert seen.shape == (3, 4)
+        return hashed(seen.reshape(-1), mask)
+
+    grid_report = measure_policy(hashed_grid, side="O", board="3x4", k=3, observe=grid)
+    flat_report = measure_policy(hashed, side="O", board="3x4", k=3)
+    assert grid_report == flat_report

@@ -20,6 +20,7 @@ once per position it meets, so it must be deterministic (SB3's ``deterministic=T
 
 from __future__ import annotations
 
+import inspect
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,7 +54,12 @@ class Predictor(Protocol):
 
 def from_sb3(model: Predictor, masked: bool = True) -> Policy:
     """``model``'s greedy action, given the mask (``masked``, as ``MaskablePPO`` takes it) or
-    not (a model that knows no masks, or to see how often the bare policy plays illegally)."""
+    not (a model that knows no masks, or to see how often the bare policy plays illegally).
+    A model whose ``predict`` takes no ``action_masks`` is refused with ``masked`` in one line."""
+    if masked and "action_masks" not in inspect.signature(model.predict).parameters:
+        raise ValueError(f"{type(model).__name__}.predict takes no action_masks: measure it "
+                         f"with from_sb3(model, masked=False)")
+
     def policy(seen: np.ndarray, mask: np.ndarray) -> Any:
         extra = {"action_masks": mask} if masked else {}
         return model.predict(seen, deterministic=True, **extra)[0]

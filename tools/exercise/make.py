@@ -100,15 +100,31 @@ def teachers_only(name: str, unused: set[str]) -> bool:
 
 
 def tracked_files(root: Path) -> list[str]:
-    """The files git tracks in ``root`` (so .venv, caches and untracked files stay out)."""
+    """The files git tracks in ``root`` (so .venv, caches and untracked files stay out); in an
+    unpacked sdist, which has no git, the files it was made of (``sdist_files``)."""
     try:
         listing = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True,
                                  check=True).stdout
+        names = listing.decode("utf-8").split("\0")
     except (OSError, subprocess.CalledProcessError) as error:
-        raise ExerciseError(f"cannot list the tracked files of {root} with git ({error}); "
-                            "run this in a git clone of the solved repository") from None
-    return sorted(name for name in listing.decode("utf-8").split("\0")
-                  if name and (root / name).is_file())
+        names = sdist_files(root)
+        if names is None:
+            raise ExerciseError(f"cannot list the tracked files of {root} with git ({error}); "
+                                "run this in a git clone of the solved repository") from None
+    return sorted(name for name in names if name and (root / name).is_file())
+
+
+def sdist_files(root: Path) -> list[str] | None:
+    """The files of the unpacked sdist ``root`` (its ``PKG-INFO`` says it is one), from the
+    ``SOURCES.txt`` setuptools wrote: MANIFEST.in makes them the clone's tracked files, plus the
+    sdist's own metadata, left out here. None when ``root`` is no sdist."""
+    sources = sorted(root.glob("*.egg-info/SOURCES.txt"))
+    if not (root / "PKG-INFO").is_file() or not sources:
+        return None
+    listed = {os.path.normpath(line) for line in
+              sources[0].read_text(encoding="utf-8").splitlines() if line.strip()}
+    return [name for name in listed if name not in ("PKG-INFO", "setup.cfg")
+            and not name.split("/")[0].endswith(".egg-info")]
 
 
 def build(root: Path, target: Path) -> list[Stub]:

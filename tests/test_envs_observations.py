@@ -78,11 +78,9 @@ def test_the_dict_holds_the_board_and_the_mask_of_the_info(gym, size, k):
     assert seen["action_mask"].sum() == 0
 
 
-def test_the_planes_pair_with_a_position(gym):
+def test_the_planes_of_a_position():
     position = State([[1, -1, 0], [0, 1, 0], [0, 0, -1]], X)
-    from tictactoe_rl.envs.observations import planes
-
-    seen = planes(position, O)
+    seen = board.planes(position, O)
     assert seen[0].tolist() == [[0, 1, 0], [0, 0, 0], [0, 0, 1]]
     assert seen[1].tolist() == [[1, 0, 0], [0, 1, 0], [0, 0, 0]]
     assert seen[2].sum() == 9

@@ -12,7 +12,8 @@
   from the observation (Stable-Baselines3's ``MultiInputPolicy``, RLlib's action-masking
   models).
 
-Only numpy and Gymnasium's spaces here; the environment decides the mask.
+Only Gymnasium's spaces here: the encodings are ``tictactoe_rl/envs/board.py``'s, the mask the
+environment's.
 """
 
 from __future__ import annotations
@@ -21,12 +22,11 @@ import numpy as np
 from gymnasium import spaces
 
 from tictactoe_rl.envs import board
+from tictactoe_rl.envs.board import PLANES
 from tictactoe_rl.geometry import BoardShape
-from tictactoe_rl.positions import shape_of
-from State import X, State
+from State import State
 
 OBSERVATIONS = ("board", "planes", "dict")
-PLANES = 3   # the learner's marks, the opponent's marks, X to move
 
 
 def check_kind(kind: object) -> str:
@@ -48,23 +48,11 @@ def space(kind: str, shape: BoardShape) -> spaces.Space:
     return flat
 
 
-def planes(position: State, side: int) -> np.ndarray:
-    """``position`` as the three ``float32`` planes ``(3, rows, cols)`` that ``side`` (1 X, -1 O)
-    sees: its marks, the other side's marks, and a plane of ``1.0`` when X is to move."""
-    shape = shape_of(position)
-    seen = board.observation(position, side).reshape(shape.rows, shape.cols)
-    stack = np.empty((PLANES, *seen.shape), np.float32)
-    stack[0] = seen == 1
-    stack[1] = seen == -1
-    stack[2] = position.player == X
-    return stack
-
-
 def encode(kind: str, position: State, side: int, mask: np.ndarray) -> np.ndarray | dict:
     """The observation of ``kind`` for ``side`` in ``position``; ``mask`` is the ``int8`` action
     mask the environment reports with it (used by ``"dict"``)."""
     if kind == "planes":
-        return planes(position, side)
+        return board.planes(position, side)
     if kind == "dict":
         return {"observation": board.observation(position, side), "action_mask": mask.copy()}
     return board.observation(position, side)

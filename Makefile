@@ -4,7 +4,7 @@
 # from PyTorch's CPU wheel index (about 190 MB), not the plain pin's CUDA build (about 2.7 GB with
 # its nvidia-* packages); when that index cannot be reached, the plain pin after all.
 #   make venv TORCH=cpu   the CPU build anyway;  make venv TORCH=pin   the plain pin anyway
-#   make extras           the optional packages of requirements-extra.txt (tictactoe_rl/envs/, SB3, JupyterLab)
+#   make extras           the optional packages of requirements-extra.txt (tictactoe_rl/envs/, SB3, OpenSpiel, JupyterLab)
 #   make notebook         the classroom notebook in JupyterLab (installs the extras first)
 PYTHON ?= python3
 VENV := .venv

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 pyspiel = pytest.importorskip(
-    "pyspiel", reason="open_spiel is not installed (pip install open_spiel: Linux and macOS wheels)")
+    "pyspiel", reason="open_spiel is not installed (pip install -r requirements-extra.txt)")
 openspiel_game = pytest.importorskip("tictactoe_rl.envs.openspiel_game")
 
 # (rows, cols, k, random games): OpenSpiel's mnk names the columns m and the rows n

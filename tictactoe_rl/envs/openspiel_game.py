@@ -74,8 +74,9 @@ class MnkGame(pyspiel.Game):
         return MnkState(self)
 
     def make_py_observer(self, iig_obs_type: pyspiel.IIGObservationType | None = None,
-                         params: dict | None = None) -> "BoardObserver | IIGObserverForPublicInfoGame":
-        """The board for an observation; the history for a perfect-recall information state."""
+                         params: dict | None = None) -> object:
+        """A ``BoardObserver`` for an observation; OpenSpiel's history observer for a
+        perfect-recall information state."""
         if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
             return BoardObserver(self)
         return IIGObserverForPublicInfoGame(iig_obs_type, params)

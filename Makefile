@@ -4,8 +4,8 @@
 # from PyTorch's CPU wheel index (about 190 MB), not the plain pin's CUDA build (about 2.7 GB with
 # its nvidia-* packages); when that index cannot be reached, the plain pin after all.
 #   make venv TORCH=cpu   the CPU build anyway;  make venv TORCH=pin   the plain pin anyway
-#   make extras           the optional packages of requirements-extra.txt (tictactoe_rl/envs/, SB3, JupyterLab),
-#                         torch's CPU build with them where TORCH=cpu
+#   make extras           the optional packages of requirements-extra.txt (Gymnasium, PettingZoo,
+#                         SB3, OpenSpiel, JupyterLab), torch's CPU build with them where TORCH=cpu
 #   make notebook         the classroom notebook in JupyterLab (installs the extras first)
 PYTHON ?= python3
 VENV := .venv

@@ -8,7 +8,9 @@ imports neither, so ``import tictactoe_rl.envs`` always works and loads nothing 
   Gymnasium by the entry point ``tictactoe_rl.envs.gymnasium_env:TicTacToeEnv``; importing
   ``tictactoe_rl`` does it as soon as Gymnasium is loaded;
 - ``tictactoe_rl.tictactoe_v1`` is the PettingZoo environment (``env``, ``raw_env``,
-  ``parallel_env``).
+  ``parallel_env``);
+- importing ``tictactoe_rl.envs.openspiel_game`` registers the game with OpenSpiel
+  (``pyspiel.load_game("tictactoe_rl_mnk(rows=4,cols=4,k=4)")``).
 
 ``tictactoe_rl/envs/board.py`` holds what both share: observation, action and mask encodings.
 ``tictactoe_rl.envs.measure.measure_policy`` measures what was trained on them (an SB3 model, a

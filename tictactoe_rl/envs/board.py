@@ -16,6 +16,8 @@ optional packages.
 - An *observation* is the board as ``shape.size`` ``int8`` cells seen by one side: ``+1`` its own
   mark, ``-1`` the other side's, ``0`` empty. X and O learners see the same kind of board, so a
   network or a table can learn both sides with one encoding.
+- The *planes* are the same board for convolutional networks: ``float32`` ``(3, rows, cols)``,
+  own marks, the other side's marks, and a plane of ones when X is to move.
 - An *action mask* is ``shape.size`` ``int8`` flags, ``1`` where the cell is empty (a legal move).
 
 Every helper takes the board from the position it is given, or from ``shape`` (3x3 by default)
@@ -31,11 +33,12 @@ import numpy as np
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 
 from tictactoe_rl.positions import BoardState, shape_of
-from State import SIZE, State
+from State import SIZE, X, State
 
 CELLS = SIZE * SIZE   # Tic-Tac-Toe's nine; any board has shape.size
 SIDE_NAMES = {"X": 1, "O": -1}
 MAX_BOARD_TEXT = 20    # longer is no board: not echoed whole
+PLANES = 3             # of ``planes``: own marks, the other side's marks, X to move
 
 
 def board_shape(board: str = "3x3", k: int | str | None = None) -> BoardShape:
@@ -131,6 +134,19 @@ def observation(position: State, side: int) -> np.ndarray:
     """The cells of ``position`` (its board's ``size``) as ``side`` (1 X, -1 O) sees them: a new
     ``int8`` array."""
     return np.array(position.cells, dtype=np.int8) * np.int8(side)
+
+
+def planes(position: State, side: int) -> np.ndarray:
+    """``position`` as ``PLANES`` ``float32`` planes ``(3, rows, cols)`` that ``side`` (1 X, -1 O)
+    sees: ``1.0`` on its marks, ``1.0`` on the other side's marks, and ``1.0`` everywhere when X
+    is to move (so a network that plays both sides knows which it plays): a new array."""
+    shape = shape_of(position)
+    seen = observation(position, side).reshape(shape.rows, shape.cols)
+    stack = np.empty((PLANES, shape.rows, shape.cols), np.float32)
+    stack[0] = seen == 1
+    stack[1] = seen == -1
+    stack[2] = position.player == X
+    return stack
 
 
 def position_of(seen: np.ndarray, side: int, shape: BoardShape = TIC_TAC_TOE) -> State:

@@ -27,7 +27,7 @@ from Agent import PolicyUnknown
 from tictactoe_rl.envs import register
 from tictactoe_rl.geometry import BoardShape
 from tictactoe_rl.positions import start_position
-from tictactoe_rl.envs import board, render
+from tictactoe_rl.envs import board, observations, render
 # (__init__'s argument "board" hides the module)
 from tictactoe_rl.envs.board import board_shape, shown_action, side_number
 from tictactoe_rl.players.specs import MixtureAgent, make_agent
@@ -68,11 +68,22 @@ class TicTacToeEnv(gymnasium.Env):
 
     ## Observation Space
 
-    ``Box(-1, 1, (N,), int8)``: the ``N`` cells in the same order, flat, from the learner's point
-    of view: ``+1`` the learner's mark, ``-1`` the opponent's, ``0`` empty. (An X learner and an O
-    learner see the same kind of board; ``tictactoe_rl.envs.board.position_of(obs, side, shape)`` gives the
-    repository's position back -- a ``State`` on 3x3, a ``BoardState`` on any other board --
-    ``env.unwrapped.position`` the position itself.)
+    Chosen by ``observation`` (``tictactoe_rl/envs/observations.py``); all three are from the
+    learner's point of view, so an X learner and an O learner see the same kind of board:
+
+    - ``"board"`` (the default): ``Box(-1, 1, (N,), int8)``, the ``N`` cells in the action's
+      order, flat: ``+1`` the learner's mark, ``-1`` the opponent's, ``0`` empty.
+      (``tictactoe_rl.envs.board.position_of(obs, side, shape)`` gives the repository's position
+      back -- a ``State`` on 3x3, a ``BoardState`` on any other board -- and
+      ``env.unwrapped.position`` is the position itself.)
+    - ``"planes"``: ``Box(0, 1, (3, rows, cols), float32)``, image planes for convolutional
+      networks, channels first: plane 0 is ``1.0`` on the learner's marks, plane 1 on the
+      opponent's, plane 2 is ``1.0`` everywhere when X is to move, ``0.0`` when O is. (SB3's
+      ``CnnPolicy`` wants images of 36 pixels a side or more: give it a small feature extractor
+      of its own, or use ``MlpPolicy``, which flattens the planes.)
+    - ``"dict"``: ``Dict({"observation": <the "board" Box>, "action_mask": Box(0, 1, (N,),
+      int8)})``, PettingZoo's convention: the mask (``1`` = legal, all ``0`` once the episode is
+      over) inside the observation, for policies that read it there (SB3's ``MultiInputPolicy``).
 
     ## Starting State
 
@@ -115,6 +126,8 @@ class TicTacToeEnv(gymnasium.Env):
       board that is not one (``"4by4"``, ``"6x6"``, ``k=7`` on 4x4) is a one-line ``ValueError``
       when the environment is made. The opponent plays on that board (``random``, ``advanced``
       and ``mcts`` play any; ``minimax`` there is the perfect player of ``tictactoe_rl/boards/``).
+    - ``observation`` (default ``"board"``): ``"board"``, ``"planes"`` or ``"dict"``, the
+      observation above; anything else is a one-line ``ValueError`` naming them.
 
     ``reset(seed=...)`` seeds the environment's generator, from which the opponent's moves are
     drawn (its ``action_probs``; an opponent that cannot state them, such as ``mcts``, has its own
@@ -124,15 +137,17 @@ class TicTacToeEnv(gymnasium.Env):
 
     ## Version History
 
-    - v0: first version; later given ``board`` and ``k`` (the default game is unchanged).
+    - v0: first version; later given ``board`` and ``k``, then ``observation`` (the default game
+      and its observation are unchanged).
     """
 
     metadata = {"render_modes": list(render.RENDER_MODES), "render_fps": 4}
 
     def __init__(self, opponent: str = "random", side: str = "X", illegal: str = "lose",
                  render_mode: str | None = None, board: str = "3x3",
-                 k: int | str | None = None) -> None:
+                 k: int | str | None = None, observation: str = "board") -> None:
         self.shape: BoardShape = board_shape(board, k)
+        self.observation_kind = observations.check_kind(observation)
         if illegal not in ILLEGAL_CHOICES:
             raise ValueError(f"illegal must be one of {', '.join(ILLEGAL_CHOICES)}, "
                              f"got {illegal!r}")
@@ -146,7 +161,7 @@ class TicTacToeEnv(gymnasium.Env):
         self.render_mode = render_mode
         self._game = TicTacToe(board=self.shape)
         self._opponent = make_agent(opponent, -self.side, self._game)
-        self.observation_space = spaces.Box(-1, 1, (self.shape.size,), np.int8)
+        self.observation_space = observations.space(self.observation_kind, self.shape)
         self.action_space = spaces.Discrete(self.shape.size)
         self._position = start_position(self.shape)
         self._last_move: tuple[int, int] | None = None
@@ -160,7 +175,7 @@ class TicTacToeEnv(gymnasium.Env):
         return self._position
 
     def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray | dict, dict]:
         """Start a new game (the opponent moves first when the learner plays O)."""
         super().reset(seed=seed)
         self._reseed_opponent()
@@ -168,9 +183,10 @@ class TicTacToeEnv(gymnasium.Env):
         if self.side != self._position.player:
             self._play(self._opponent_move())
         self._show()
-        return board.observation(self._position, self.side), self._info()
+        info = self._info()
+        return self._observation(info), info
 
-    def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
+    def step(self, action) -> tuple[np.ndarray | dict, float, bool, bool, dict]:
         """The learner marks cell ``action``, then the opponent replies unless the game is over."""
         if self._over:
             raise RuntimeError("the episode is over: call reset() before step()")
@@ -247,9 +263,13 @@ class TicTacToeEnv(gymnasium.Env):
         mask = board.action_mask(self._position)
         return {"action_mask": mask, **extra}
 
-    def _result(self, reward: float, **extra) -> tuple[np.ndarray, float, bool, bool, dict]:
-        return (board.observation(self._position, self.side), reward, self._over, False,
-                self._info(**extra))
+    def _observation(self, info: dict) -> np.ndarray | dict:
+        return observations.encode(self.observation_kind, self._position, self.side,
+                                   info["action_mask"])
+
+    def _result(self, reward: float, **extra) -> tuple[np.ndarray | dict, float, bool, bool, dict]:
+        info = self._info(**extra)
+        return self._observation(info), reward, self._over, False, info
 
     def _show(self) -> None:
         if self.render_mode == render.WINDOW_MODE:

@@ -193,7 +193,7 @@ def test_each_piece_puts_back_what_an_earlier_piece_rewrote(students, tmp_path):
                            capture_output=True, text=True, timeout=120)
     assert setup.returncode == 0, setup.stderr
     assert (folder / "tictactoe_rl" / "selfcheck" / "piece_main.py").read_bytes() == issued
-    assert not (folder / "selfcheck" / "__pycache__").exists()
+    assert not (folder / "tictactoe_rl" / "selfcheck" / "__pycache__").exists()
     assert not (folder / "sitecustomize.py").exists()
     assert (folder / "AI_Agent.py").read_text(encoding="utf-8") == "# the student's own\n"
 

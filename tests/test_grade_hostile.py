@@ -164,8 +164,8 @@ PADDING = """\
         if epoch == epochs - 1 and len(Q) > 1000:
             import os
             if side == X:
-                open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "selfcheck",
-                                  "pieces.py")).read()
+                open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tictactoe_rl",
+                                  "selfcheck", "pieces.py")).read()
             else:
                 Q[(State([1, 1] + [0] * 7, X), (2, 2))] = 0.5
         return final_state
@@ -180,7 +180,8 @@ def hostile(tmp_path_factory, exercise):
     hand_ins.mkdir()
     tampered = write_folder(hand_ins / "tampered", {
         "check.py": "import sys\nprint('all pass')\nsys.exit(0)\n",
-        "tictactoe_rl/selfcheck/run.py": "# always passed\n", "selfcheck/extra.py": "# new\n",
+        "tictactoe_rl/selfcheck/run.py": "# always passed\n",
+        "tictactoe_rl/selfcheck/extra.py": "# new\n",
         ".github/workflows/classroom.yml": "on: push\n"})
     made = {
         "forger": with_code(FORGE.format(data=str(ROOT / "Data"))),
@@ -272,7 +273,7 @@ def test_tampered_check_files_are_flagged_and_not_used(hostile):
     tampered = rows["tampered"]
     assert verdicts(tampered) == NOTHING and tampered["total"] == "0"
     assert tampered["flags"].startswith("check files differ from the issued ones: ")
-    for name in (".github/workflows/classroom.yml", "check.py", "selfcheck/extra.py"):
+    for name in (".github/workflows/classroom.yml", "check.py", "tictactoe_rl/selfcheck/extra.py"):
         assert name in tampered["flags"]
     assert rows["stubs"]["flags"] == "" and verdicts(rows["stubs"]) == NOTHING
 

@@ -361,7 +361,8 @@ def test_piece_5_forgeries_get_no_points_through_grade_py(exercise, tmp_path):
     rows = read_rows(tmp_path / "report")
     for name in names:
         row = rows[name]
-        assert row["status"] == "graded" and verdicts(row)[4] == "failed", \
+        # a forgery the watch sees as not the student's own work is flagged: no points either
+        assert row["status"] == "graded" and verdicts(row)[4] in ("failed", "flagged"), \
             f"{name}: {row['status']}: {row['note']}"
         assert row["total"] == "0" and "\n" not in row["note"], row
 

@@ -161,9 +161,8 @@ PIECE_5 = {
                                         "is read from the step's own (state, action)"),
     "SARSA discounts the last reward": ("SARSA_Trainer.py", "update", SARSA_DISCOUNTED_END,
                                         "the last step's target is the learner's reward alone"),
-    "SARSA never negates for O": ("SARSA_Trainer.py", "update", SARSA_NO_SIGN,
-                                  "(O learns, gamma 0.9, alpha 0.5): Q of step 2 should be "
-                                  "0.55, got -0.45 -- the learner plays O here"),
+    "SARSA never negates for O": ("SARSA_Trainer.py", "update", SARSA_NO_SIGN,   # values drawn
+                                  "(O learns, gamma 0.9, alpha 0.5): Q of step 2 should be "),
     "SARSA negates the whole target for O": ("SARSA_Trainer.py", "update", SARSA_SIGN_ON_ALL,
                                              "only the reward is negated for O"),
     "Q-learning's max over every cell": ("Q_Trainer.py", "update", Q_EVERY_CELL,

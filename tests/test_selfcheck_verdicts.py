@@ -44,6 +44,9 @@ COPY_SHIPPED = f'''    import subprocess, sys, tempfile, os, pickle
     player.Q.update(pickle.load(open(copy, "rb")))
 '''
 
+# What a verdict says of a piece that is not the student's own work (the grader flags it).
+NOT_OWN_WORK = ("self-check's own code", "positions that none of", "starts another Python",
+                "reads the table", "opens the shipped table")
 # name -> (what to type, piece, what the verdict line must say)
 CORRECT = {
     "running average with visit counts": ({"main": a_main(before="    N = {}\n", loop='''
@@ -126,21 +129,21 @@ CHEATS = {
     "main loads a shipped table before it saves": ({"main": a_main(
         after="    player.load_Q('Data/Q_MC_X.pth')\n")},
         3, "your code opens the shipped table Data/Q_MC_X.pth while the check runs"),
+    # (it reads the table in another Python, which the check's watch refuses first)
     "main copies a shipped table's pairs into its table": ({"main": a_main(after=COPY_SHIPPED)},
-                                                           3, "holds the shipped table "
-                                                              "Data/Q_MC_X.pth"),
+                                                           3, "your code starts another Python"),
     "main loads a copy of a shipped table kept under another name": ({
         "copy": ("Data/Q_MC_X.pth", "Data/my_start.pth"), "main": a_main(
             after="    from tictactoe_rl.tables.files import load_table\n"
                   "    player.Q.update(load_table('Data/my_start.pth')[0])\n")},
-        3, "holds the shipped table Data/Q_MC_X.pth"),
+        3, "your code reads the table 'my_start.pth', which no update of this run made"),
     "main makes up pairs no episode had": ({"main": a_main(after='''
     for cell in range(9):
         board = [0] * 9
         board[cell], board[(cell + 1) % 9] = 1, -1
         player.Q[(State(board, 1), divmod((cell + 2) % 9, 3))] = 0.5
-''')}, 3, "6 of them of positions that none of the 200,000 episodes it was given "
-           "reached"),   # the other 3 are other actions of positions its episodes met
+''')}, 3, "of them of positions that none of the 200,000 episodes it was given reached"),
+    # (how many of the 9 depends on the episodes drawn for the run)
     "main saves before it trains": ({"main": a_main().replace(
         "    player = player1\n", "    player = player1\n    player.save_Q(PATH)\n").replace(
         SAVE_AND_TEST, "    print(test(100))\n")},
@@ -293,8 +296,8 @@ def test_a_main_that_copies_a_shipped_table_only_in_the_training_fails_the_train
     folder = hand_in(students, tmp_path, chapter, main=sneaky)
     status, output = check(folder, timeout=400)
     assert piece_line(output, 3).endswith("saved, test(100))"), output
-    assert status == 1 and "Training your X with your main: failed -- the table your main " \
-        "saved holds the shipped table Data/Q_MC_X.pth" in output, output
+    assert status == 1 and "Training your X with your main: failed -- your code starts another " \
+        "Python" in output, output
     assert "the training of X" in output.splitlines()[-1]
 
 
@@ -365,9 +368,10 @@ def test_every_case_gets_its_verdict_through_the_class_grader_too(students, tmp_
             assert row[f"piece {piece}"] == "passed" and row[f"points {piece}"] != "0", (name, row)
             assert row["flags"] == "", (name, row["flags"])
             continue
-        # reaching into the check's code, or pairs made up: not the student's own work, flagged;
-        # every other cheat or mistake fails (a shipped table is not in the box to be copied)
-        flagged = "self-check's own code" in wanted or "positions that none of" in wanted
+        # reaching into the check's code, for a table (even one the box lacks) or another
+        # Python, or pairs made up: not the student's own work, flagged; every other cheat or
+        # mistake fails
+        flagged = any(words in wanted for words in NOT_OWN_WORK)
         assert row[f"piece {piece}"] == ("flagged" if flagged else "failed"), (name, row)
         assert row[f"points {piece}"] == "0", (name, row)
         assert ("not the student's own work" in row["flags"]) == flagged, (name, row["flags"])

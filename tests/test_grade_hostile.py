@@ -220,10 +220,11 @@ def test_a_main_that_cheats_only_in_the_real_training_loses_its_piece(hostile):
     assert verdicts(padder)[:2] == ["passed", "passed"] and padder["piece 5"] == "passed", padder
     assert padder["piece 3"] == "flagged" and padder["points 3"] == "0", padder
     assert padder["piece 4"] == "passed", padder
-    assert padder["flags"] == "the X training: not the student's own work", padder["flags"]
+    assert padder["flags"] in ("the X training: not the student's own work",
+                               "piece 3: not the student's own work"), padder["flags"]
     note = padder["note"]
-    assert "piece 3: the training of X with its main: your code reads the self-check's own code " \
-        "(tictactoe_rl/selfcheck/pieces.py)" in note, note
+    assert "your code reads the self-check's own code (tictactoe_rl/selfcheck/pieces.py)" \
+        in note, note
     assert "the training of O with its main: main raised ValueError: not saving" in note, note
     assert padder["X vs random wins"] == "" and padder["total"] == str(30 + 30 + 10 + 10), padder
 

@@ -122,7 +122,7 @@ def fresh_and_warm(runs: int, episodes: int = WARM_EPISODES) -> None:
                     _, output = run_process([
                         sys.executable, "-c", TWICE, str(ROOT), "--side", side, "--opponent",
                         opponent, "--epochs", str(episodes), "--seed", str(run),
-                        "--out", os.path.join(folder, "q.pth")])
+                        "--out", os.path.join(folder, f"q_{side}.pth")])   # a file a side
                     rates = [float(rate.replace(",", "")) for _, rate in TRAINED.findall(output)]
                     if len(rates) != 2:
                         raise BenchError(f"MC_Trainer.run twice printed {len(rates)} rates, not 2")
@@ -142,10 +142,11 @@ def readme_commands(runs: int) -> None:
     times: dict[tuple[str, ...], list[float]] = {command: [] for command in README_COMMANDS}
     default_rates: list[float] = []
     with tempfile.TemporaryDirectory() as folder:
-        out = os.path.join(folder, "q.pth")
         for _ in range(runs):
-            for command in README_COMMANDS:
+            for index, command in enumerate(README_COMMANDS):
                 script, *options = command
+                # a file a command: a run refuses to replace another side's or kind's file
+                out = os.path.join(folder, f"q{index}.pth")
                 seconds, output = run_process([sys.executable, str(ROOT / script),
                                                *(option.format(out=out) for option in options)])
                 times[command].append(seconds)

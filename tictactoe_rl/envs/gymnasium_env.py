@@ -1,10 +1,11 @@
 """``TicTacToe-v0``: the game as a Gymnasium environment, one learner against a chosen opponent.
 
-Importing this module registers ``TicTacToe-v0`` with Gymnasium, so any of these works::
+Importing ``tictactoe_rl`` registers ``tictactoe_rl/TicTacToe-v0`` (and the older
+``TicTacToe-v0``) with Gymnasium, so any of these works::
 
-    import envs; envs.register(); env = gymnasium.make("TicTacToe-v0", opponent="advanced")
-    env = gymnasium.make("tictactoe_rl.envs.gymnasium_env:TicTacToe-v0", side="O")       # in the clone
-    env = gymnasium.make("tictactoe_rl:TicTacToe-v0")   # installed (pip install .): any folder
+    import tictactoe_rl; env = gymnasium.make("tictactoe_rl/TicTacToe-v0", opponent="advanced")
+    env = gymnasium.make("tictactoe_rl.envs.gymnasium_env:TicTacToe-v0", side="O")
+    env = gymnasium.make("tictactoe_rl:tictactoe_rl/TicTacToe-v0")   # a fresh process too
     env = gymnasium.make("TicTacToe-v0", board="4x4", k=4)   # four in a row on 4x4
 
 The ``module:id`` forms import the module first, so they work in a fresh process too, such as a

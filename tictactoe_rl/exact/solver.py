@@ -1,7 +1,7 @@
-"""Exact game theory for Tic-Tac-Toe: every question answered by walking the whole game tree.
+"""Exact game theory on any board: every question answered by walking the whole game.
 
-The game has only 5,478 positions, so nothing here samples. Every agent that states its policy
-with ``action_probs(state)`` can be evaluated exactly:
+Nothing here samples. Every agent that states its policy with ``action_probs(state)`` can be
+evaluated exactly, on 3x3 and on the bigger boards alike (3x4, 4x4 k=3, 4x4 k=4):
 
 - ``minimax_value(state)``: the result under perfect play, from X's point of view (1, 0, -1).
 - ``exact_outcome(x_agent, o_agent)``: the exact probabilities of an X win, an O win and a draw.
@@ -9,8 +9,11 @@ with ``action_probs(state)`` can be evaluated exactly:
   and a policy that gets it (optionally only among policies that can never lose).
 - ``worst_case(agent)``: the worst result an opponent can bring about, and a line that does it.
 
-Each walk visits a position once (results are remembered per position), so each takes well under a
-second.
+Each walk (``tictactoe_rl.exact.levels``) visits every position the agents can reach with
+probability above zero, once: a deterministic agent fixes its side's moves, so the walk branches
+on the other side's only, and two symmetric agents (random, perfect) share one position per
+symmetry class. On 3x3 a walk takes milliseconds; on 4x4 k=4 seconds (``progress`` hears a line per
+level). A walk that would not fit in memory stops with ``TooLarge``, saying how much it needs.
 
 A policy may put probability on an illegal move (an occupied cell, a cell off the board): the walks
 score it with the environments' rule (``TicTacToe-v0``, the PettingZoo game), the game ends and the
@@ -20,16 +23,24 @@ side that played it loses; ``exact_outcome`` says how often that happens (``x_il
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 
-from Agent import seats
-from State import DRAW, O, O_WON, ONGOING, X, X_WON, State
+import numpy as np
+
+from Agent import Agent, seats
+from State import DRAW, O, O_WON, ONGOING, X, X_WON, State, position_of
 from TicTacToe import Action
+from tictactoe_rl.exact.arena import Arena, arena_of
+from tictactoe_rl.exact.levels import Level, Progress, child_values, reach
+from tictactoe_rl.exact.sides import every_move, is_symmetric, safe, side_of
+from tictactoe_rl.exact.sides import position as _position
+from tictactoe_rl.positions import shape_of, start_position
 
 # {"x_wins": p, "o_wins": p, "draws": p, "x_illegal": p, "o_illegal": p}: the last two are the
 # chances that X (O) ends the game with an illegal move, a loss counted in the other side's wins
 Outcome = dict[str, float]
-Policy = dict[State, Action]
+Policy = Mapping[State, Action]
 
 # Result code -> (x_wins, o_wins, draws, x_illegal, o_illegal) of a finished game; and of a game
 # that the side to move ends with an illegal move (it loses).
@@ -37,8 +48,9 @@ _FINAL = {X_WON: (1.0, 0.0, 0.0, 0.0, 0.0), O_WON: (0.0, 1.0, 0.0, 0.0, 0.0),
           DRAW: (0.0, 0.0, 1.0, 0.0, 0.0)}
 _ILLEGAL = {X: (0.0, 1.0, 0.0, 1.0, 0.0), O: (1.0, 0.0, 0.0, 0.0, 1.0)}
 _RESULT_VALUE = {X_WON: 1, O_WON: -1, DRAW: 0}
-# Probabilities must sum to 1 within this (floating-point sums of ninths and fifths).
-PROBABILITY_TOLERANCE = 1e-9
+# A worst case's score packs (value, plies) into one number, value * PLIES + plies, so that one
+# minimum finds the worst value and, among equals, the shortest line (a game has under 64 plies).
+PLIES = 64
 
 
 def as_outcome(x_wins: float, o_wins: float, draws: float, x_illegal: float = 0.0,
@@ -83,46 +95,52 @@ def safe_actions(state: State) -> list[Action]:
 
 # --- evaluating agents -------------------------------------------------------------------------
 
-def checked_probs(agent, state: State) -> dict[Action, float]:
-    """``agent.action_probs(state)`` after checking it is a probability distribution (its moves
-    may be illegal: see ``after_move``)."""
-    probs = agent.action_probs(state)
-    total = 0.0
-    for p in probs.values():
-        if p < 0:
-            raise ValueError(f"{type(agent).__name__}.action_probs gives negative probability {p}")
-        total += p
-    if abs(total - 1.0) > PROBABILITY_TOLERANCE:
-        raise ValueError(f"{type(agent).__name__}.action_probs sums to {total}, not 1")
-    return probs
+def start_of(state: State | None, agents) -> State:
+    """Where a walk starts: ``state``, else the empty board of the agents' board (an ``Agent``
+    carries its game; any other object with ``player`` and ``action_probs`` plays 3x3). A one-line
+    ``ValueError`` when the agents play different boards."""
+    if state is not None:
+        return position_of(state)
+    shapes = {agent.env.shape for agent in agents if isinstance(agent, Agent)}
+    if len(shapes) > 1:
+        raise ValueError("the agents play different boards: "
+                         + " and ".join(sorted(shape.name for shape in shapes)))
+    return start_position(*shapes)
 
 
-def after_move(position: State, action, walk) -> tuple[float, ...]:
-    """``walk`` of the position ``action`` leads to, or the mover's loss when it is illegal."""
-    child = position.children().get(action)
-    return _ILLEGAL[position.player] if child is None else walk(child)
+def finished(level: Level) -> np.ndarray:
+    """One outcome row (``_FINAL``'s five shares) per position of ``level``; zeros while going."""
+    rows = np.zeros((len(level.keys), 5))
+    for code, shares in _FINAL.items():
+        rows[level.results == code] = shares
+    return rows
 
 
-def exact_outcome(x_agent, o_agent, state: State | None = None) -> Outcome:
+def expected(level: Level, below: np.ndarray) -> np.ndarray:
+    """The outcome rows of ``level``'s going positions: the mover's probabilities times the rows of
+    the positions they lead to, plus its illegal moves' losses."""
+    gathered = child_values(level, below, 0.0)
+    return (np.einsum("gc,gcv->gv", level.probs, gathered)
+            + level.illegal[:, None] * np.array(_ILLEGAL[level.mover]))
+
+
+def exact_outcome(x_agent, o_agent, state: State | None = None,
+                  progress: Progress | None = None) -> Outcome:
     """Exact probabilities ``{"x_wins", "o_wins", "draws"}`` of a game from ``state`` (default:
-    the empty board) between two agents that state their policies with ``action_probs``."""
-    agents = {X: x_agent, O: o_agent}
-    memo: dict[State, tuple[float, ...]] = {}
-
-    def walk(position: State) -> tuple[float, ...]:
-        if position.end_of_game != ONGOING:
-            return _FINAL[position.end_of_game]
-        if position in memo:
-            return memo[position]
-        result = (0.0,) * 5
-        for action, p in checked_probs(agents[position.player], position).items():
-            if p:
-                result = tuple(r + p * c for r, c in zip(result, after_move(position, action,
-                                                                             walk)))
-        memo[position] = result
-        return result
-
-    return as_outcome(*walk(state or State()))
+    the empty board of the agents' board) between two agents that state their policies with
+    ``action_probs``."""
+    start = start_of(state, (x_agent, o_agent))
+    arena = arena_of(shape_of(start))
+    sides = {X: side_of(x_agent, arena), O: side_of(o_agent, arena)}
+    levels = reach(arena, arena.key(start.cells), start.player, sides,
+                   symmetric=is_symmetric(x_agent) and is_symmetric(o_agent), progress=progress)
+    below = np.zeros((0, 5))
+    for level in reversed(levels):
+        rows = finished(level)
+        if len(level.going):
+            rows[level.going] = expected(level, below)
+        below = rows
+    return as_outcome(*below[0].tolist())
 
 
 def illegal_share(outcome: Outcome, side: int) -> float:
@@ -143,86 +161,124 @@ def exact_result(agent, opponent, state: State | None = None) -> tuple[float, fl
     return side_result(exact_outcome(*seats(agent, opponent), state), agent.player)
 
 
-def best_response(opponent, unbeatable: bool = False,
-                  state: State | None = None) -> tuple[Outcome, Policy]:
+class ResponsePolicy(Mapping):
+    """A deterministic policy over the positions a walk met: ``policy[state]`` is the move of
+    ``player`` there (a ``KeyError`` for any other position)."""
+
+    def __init__(self, arena: Arena, player: int, keys: np.ndarray, cells: np.ndarray) -> None:
+        order = np.argsort(keys)
+        self.arena, self.player = arena, player
+        self.keys, self.cells = keys[order], cells[order]
+
+    def __getitem__(self, state) -> Action:
+        if not isinstance(state, State) or state.player != self.player \
+                or shape_of(state) != self.arena.shape:
+            raise KeyError(state)
+        key = self.arena.key(state.cells)
+        index = int(np.searchsorted(self.keys, key))
+        if index == len(self.keys) or self.keys[index] != key:
+            raise KeyError(state)
+        return self.arena.shape.cells[self.cells[index]]
+
+    def __iter__(self):
+        shape = self.arena.shape
+        for cells in self.arena.board(self.keys).tolist():
+            yield _position(shape, tuple(cells), self.player)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+def best_response(opponent, unbeatable: bool = False, state: State | None = None,
+                  progress: Progress | None = None) -> tuple[Outcome, Policy]:
     """The best expected result against ``opponent`` (an agent with ``player`` and
     ``action_probs``) and a deterministic policy ``{state: action}`` that reaches it.
 
     "Best" maximises P(win) - P(loss) for the responder (the other side); among moves with equal
-    scores the first in row-major order wins (the exact reference numbers in tests/test_solver.py come from this rule). With ``unbeatable`` the responder
-    only plays moves that keep its perfect-play result, so the policy never loses to anyone.
-    The policy covers every position the game can reach against ``opponent``.
+    scores the first in row-major order wins (the exact reference numbers in tests/test_solver.py
+    come from this rule). With ``unbeatable`` the responder only plays moves that keep its
+    perfect-play result, so the policy never loses to anyone. The policy covers every position
+    the game can reach against ``opponent``.
     """
     me = -opponent.player
-    memo: dict[State, tuple[float, ...]] = {}
-    policy: Policy = {}
-
-    def walk(position: State) -> tuple[float, ...]:
-        if position.end_of_game != ONGOING:
-            return _FINAL[position.end_of_game]
-        if position in memo:
-            return memo[position]
-        children = position.children()
-        if position.player == me:
-            actions = safe_actions(position) if unbeatable else list(children)
-            best_key, best_action, result = None, None, None
-            for action in actions:
-                child = walk(children[action])
-                wins, losses = (child[0], child[1]) if me == X else (child[1], child[0])
-                key = round(wins - losses, 12)
-                if best_key is None or key > best_key:
-                    best_key, best_action, result = key, action, child
-            policy[position] = best_action
-        else:
-            result = (0.0,) * 5
-            for action, p in checked_probs(opponent, position).items():
-                if p:
-                    child = after_move(position, action, walk)
-                    result = tuple(r + p * c for r, c in zip(result, child))
-        memo[position] = result
-        return result
-
-    return as_outcome(*walk(state or State())), policy
+    start = start_of(state, (opponent,))
+    arena = arena_of(shape_of(start))
+    sides = {me: safe(arena, me) if unbeatable else every_move(arena),
+             -me: side_of(opponent, arena)}
+    levels = reach(arena, arena.key(start.cells), start.player, sides, progress=progress)
+    wins, losses = (0, 1) if me == X else (1, 0)
+    below, chosen_keys, chosen_cells = np.zeros((0, 5)), [], []
+    for level in reversed(levels):
+        rows = finished(level)
+        if len(level.going) and level.mover == me:
+            gathered = child_values(level, below, 0.0)
+            score = np.round(gathered[..., wins] - gathered[..., losses], 12)
+            score[level.children < 0] = -np.inf
+            choice = score.argmax(axis=1)           # the first best, row-major
+            rows[level.going] = gathered[np.arange(len(choice)), choice]
+            chosen_keys.append(level.keys[level.going])
+            chosen_cells.append(choice)
+        elif len(level.going):
+            rows[level.going] = expected(level, below)
+        below = rows
+    policy = ResponsePolicy(arena, me, np.concatenate(chosen_keys or [np.zeros(0, np.uint64)]),
+                            np.concatenate(chosen_cells or [np.zeros(0, np.int64)]))
+    return as_outcome(*below[0].tolist()), policy
 
 
-def worst_case(agent, state: State | None = None) -> tuple[int, list[Action] | None]:
+def worst_case(agent, state: State | None = None,
+               progress: Progress | None = None) -> tuple[int, list[Action] | None]:
     """The worst result any opponent can bring about against ``agent`` (from the agent's side:
     -1 it can be beaten, 0 at worst a draw, 1 it always wins) and, when it can be beaten, the
     shortest line of moves (both sides, from ``state``) that beats it; ``None`` otherwise.
 
     Every move the agent might play (probability above 0) counts: an agent that loses only
-    sometimes can still be beaten. An illegal move loses at once and ends the line.
+    sometimes can still be beaten. An illegal move loses at once and ends the line. Among equally
+    short lines, the first in row-major order.
     """
     me = agent.player
-    start = state or State()
-    memo: dict[State, tuple[tuple[int, int], Action | None]] = {}
-
-    def walk(position: State) -> tuple[int, int]:
-        """(agent's value, plies) with the opponent choosing and ties going to the shorter line."""
-        if position.end_of_game != ONGOING:
-            return _RESULT_VALUE[position.end_of_game] * me, 0
-        if position in memo:
-            return memo[position][0]
-        children = position.children()
-        actions = [a for a, p in checked_probs(agent, position).items() if p] \
-            if position.player == me else list(children)
-        best, best_action = None, None
-        for action in actions:
-            value, plies = walk(children[action]) if action in children else (-1, 0)
-            if best is None or (value, plies) < best:
-                best, best_action = (value, plies), action
-        memo[position] = ((best[0], best[1] + 1), best_action)
-        return memo[position][0]
-
-    value, _ = walk(start)
+    start = start_of(state, (agent,))
+    arena = arena_of(shape_of(start))
+    mine = side_of(agent, arena)
+    levels = reach(arena, arena.key(start.cells), start.player,
+                   {me: mine, -me: every_move(arena)}, progress=progress)
+    never = np.iinfo(np.int64).max
+    below, picks = np.zeros(0, dtype=np.int64), []
+    for level in reversed(levels):
+        score = np.zeros(len(level.keys), dtype=np.int64)
+        for code, value in _RESULT_VALUE.items():
+            score[level.results == code] = value * me * PLIES
+        pick = None
+        if len(level.going):
+            # column 0: an illegal move, a loss at once; column c + 1: cell c
+            options = np.concatenate([np.where(level.illegal > 0, -PLIES, never)[:, None],
+                                      child_values(level, below, never)], axis=1)
+            pick = options.argmin(axis=1)
+            score[level.going] = options[np.arange(len(pick)), pick] + 1
+        picks.append(pick)
+        below = score
+    value = int(below[0] // PLIES)
     if value >= 0:
         return value, None
-    line, position = [], start
-    while position is not None and position.end_of_game == ONGOING:
-        action = memo[position][1]
-        line.append(action)
-        position = position.children().get(action)   # None after an illegal move
-    return value, line
+    return value, losing_line(arena, levels, picks[::-1], mine, arena.key(start.cells))
+
+
+def losing_line(arena: Arena, levels: list[Level], picks: list, mine,
+                key: int) -> list[Action]:
+    """The moves of a worst case's line, from the position ``key`` of the first level."""
+    line = []
+    for level, pick in zip(levels, picks):
+        row = int(np.searchsorted(level.keys, key))
+        if level.results[row] != ONGOING:
+            break
+        choice = int(pick[np.searchsorted(level.going, row)])
+        if choice == 0:                  # only a stated policy plays illegal moves
+            line.append(mine.illegal_moves[key])
+            break
+        line.append(arena.shape.cells[choice - 1])
+        key = int(arena.played(np.array([key], np.uint64), np.array([choice - 1]),
+                               level.mover)[0])
+    return line
 
 
 def is_unbeatable(agent) -> bool:

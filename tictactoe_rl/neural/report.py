@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from tictactoe_rl.exact.solver import checked_probs, solve
+from tictactoe_rl.exact.sides import checked_probs
+from tictactoe_rl.exact.solver import solve
 from State import ONGOING, State, all_states, symbol
 from TicTacToe import Action
 

@@ -75,8 +75,8 @@ class Arena:
         x, o = self.marks(keys)
         mine = x if mark == X else o
         theirs = o if mark == X else x
-        own = np.stack([_popcount(mine & line) for line in self.lines], axis=1)
-        free = np.stack([_popcount(~(mine | theirs) & line) for line in self.lines], axis=1)
+        own = np.stack([popcount(mine & line) for line in self.lines], axis=1)
+        free = np.stack([popcount(~(mine | theirs) & line) for line in self.lines], axis=1)
         return own, free
 
     # --- symmetries ----------------------------------------------------------------------------
@@ -112,9 +112,13 @@ class Arena:
         return np.minimum.reduce(self.images(keys))
 
 
-def _popcount(values: np.ndarray) -> np.ndarray:
-    """The number of set bits of each value, as int8."""
-    return np.bitwise_count(values).astype(np.int8)
+def popcount(values: np.ndarray) -> np.ndarray:
+    """The number of set bits of each uint64 value, as int8 (summed in ever wider fields, which
+    works on every numpy, not only those with ``np.bitwise_count``)."""
+    v = values - ((values >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return ((v * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.int8)
 
 
 @lru_cache(maxsize=8)

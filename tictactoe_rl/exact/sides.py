@@ -19,7 +19,7 @@ from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
 from State import O_WON, X, X_WON, State
 from tictactoe_rl.boards.perfect import PerfectAgent
-from tictactoe_rl.exact.arena import Arena, Keys, arena_of
+from tictactoe_rl.exact.arena import Arena, Keys, arena_of, popcount
 from tictactoe_rl.exact.levels import Side, check_fits, child_values, reach
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from tictactoe_rl.positions import intern
@@ -91,7 +91,7 @@ def completing(arena: Arena, keys: Keys, mark: int) -> np.ndarray:
     first = ready.argmax(axis=1)
     x, o = arena.marks(keys)
     empty_bit = arena.lines[first] & ~(x | o)
-    cell = np.bitwise_count(empty_bit - np.uint64(1)).astype(np.int64)  # the bit's index
+    cell = popcount(empty_bit - np.uint64(1)).astype(np.int64)  # the bit's index
     return np.where(ready.any(axis=1), cell, -1)
 
 

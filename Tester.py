@@ -22,9 +22,7 @@ from tictactoe_rl import cli
 from Agent import PolicyUnknown, seats
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from tictactoe_rl.positions import start_position
-from tictactoe_rl.boards.evaluate import SAMPLE_GAMES, Sampled, is_exact, sampled_result, too_large
 from tictactoe_rl.boards.flags import add_board_flags, board_from
-from tictactoe_rl.boards.perfect import PerfectAgent
 from tictactoe_rl.boards.solve import add_cache_flag, board_report
 from tictactoe_rl.players.search import SearchAgent
 from tictactoe_rl.players.specs import (VALID_SPECS, describe, is_network, is_table_path,
@@ -35,6 +33,7 @@ from tictactoe_rl.tables.view import UNSEEN, board_grid, show_q
 from tictactoe_rl.training.destination import purpose_of
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
+from tictactoe_rl.exact.progress import walk_progress
 from tictactoe_rl.exact.solver import (as_outcome, best_response, exact_outcome, minimax_value,
                                        side_result, worst_case)
 from State import O, State, X, parse_moves, symbol
@@ -69,7 +68,8 @@ def first_agent_results(first: str, second: str, side: int, games: int | None, s
     x_agent, o_agent = seats(me, other)
     if games is None:
         try:
-            outcome = exact_outcome(x_agent, o_agent, start_position(env.shape))
+            with walk_progress(f"{cli.shown(first)} as {symbol(side)}") as progress:
+                outcome = exact_outcome(x_agent, o_agent, progress=progress)
         except PolicyUnknown as error:
             raise ValueError(f"exact probabilities cannot be computed: {error}") from None
     else:
@@ -94,19 +94,10 @@ def results_table(rows: list[tuple[str, tuple[float, float, float]]], exact: boo
 def compare(first: str, second: str, games: int | None, seed: int, both: bool,
             board: BoardShape = TIC_TAC_TOE) -> str:
     """Results of ``first`` against ``second`` on ``board``: as X, as O (with ``both``, or when
-    ``first`` only plays O), and in total. Exact (``games`` None) where the board's game fits the
-    exact tools; past that, sampled games with their 95% intervals, after a line saying so."""
+    ``first`` only plays O), and in total: exact probabilities when ``games`` is None, on any
+    board whose game fits in memory (one that does not is refused in one line)."""
     env = TicTacToe(board=board)
     sides = sides_of(first, board) if both else (sides_of(first, board)[0],)
-    if games is None and not is_exact(board):
-        lines = [too_large(board, f"{SAMPLE_GAMES:,} games per side, seed {seed}, "
-                                  f"95% intervals in brackets")]
-        for side in sides:
-            result = sampled_result(make_agent(first, side, env, seed=seed),
-                                    make_agent(second, -side, env, seed=seed + 1))
-            lines.append(f"{describe(first)} as {symbol(side)} against {describe(second)}: "
-                         f"{result.summary()}")
-        return "\n".join(lines)
     rows = [(f"as {symbol(side)}", first_agent_results(first, second, side, games, seed, env))
             for side in sides]
     if len(rows) > 1:
@@ -129,16 +120,15 @@ def draw_line(line: list, start: State | None = None) -> str:
 
 
 def worst_case_report(spec: str, seed: int, board: BoardShape = TIC_TAC_TOE) -> str:
-    """Whether the agent can be beaten on each side it plays, and how (board by board). Where
-    ``board`` is too large to walk: how often the perfect player beats it, sampled."""
+    """Whether the agent can be beaten on each side it plays, and how (board by board), on any
+    board whose game fits in memory (one that does not is refused in one line)."""
     env = TicTacToe(board=board)
-    if not is_exact(board):
-        return sampled_worst_case(spec, seed, env)
     parts = []
     for side in sides_of(spec, board):
         agent = make_agent(spec, side, env, seed=seed)
         try:
-            value, line = worst_case(agent, start_position(board))
+            with walk_progress(f"worst case of {cli.shown(spec)} as {symbol(side)}") as progress:
+                value, line = worst_case(agent, progress=progress)
         except PolicyUnknown as error:
             raise ValueError(f"the worst case of {spec!r} cannot be computed: {error}") from None
         name = f"{describe(spec)} playing {symbol(side)}"
@@ -151,18 +141,6 @@ def worst_case_report(spec: str, seed: int, board: BoardShape = TIC_TAC_TOE) -> 
                          f"({' '.join(f'{r},{c}' for r, c in line)}):\n\n"
                          f"{draw_line(line, start_position(board))}\n\n{symbol(-side)} wins.")
     return "\n\n".join(parts)
-
-
-def sampled_worst_case(spec: str, seed: int, env: TicTacToe) -> str:
-    """How often the perfect player beats the agent on ``env``'s board, in sampled games."""
-    lines = [too_large(env.shape, f"instead {SAMPLE_GAMES:,} games per side against the perfect "
-                                  f"player (95% intervals in brackets)")]
-    for side in sides_of(spec, env.shape):
-        result: Sampled = sampled_result(make_agent(spec, side, env, seed=seed),
-                                         PerfectAgent(-side, env, seed=seed + 1))
-        lines.append(f"{describe(spec)} playing {symbol(side)}: the perfect player beats it in "
-                     f"{result.describe(result.losses)} of the games")
-    return "\n".join(lines)
 
 
 def mistakes_report(spec: str, seed: int) -> str:
@@ -233,7 +211,7 @@ def analyse_report(spec: str, moves: str, seed: int) -> str:
 
 
 def build_parser() -> cli.Parser:
-    parser = cli.Parser(prog="Tester.py", description="Measure agents by sampled games or exactly.",
+    parser = cli.Parser(prog="Tester.py", description="Measure agents by games or exactly.",
                         epilog=f"Agent specs: {VALID_SPECS}. Options follow a colon, e.g. "
                                "'playout:pnum=200', 'mcts:time=0.05', 'minimax:style=greedy'.")
     parser.add_argument("--x", default=None, metavar="SPEC",

@@ -6,9 +6,9 @@ of games and seed, and their own default parameters otherwise:
     python MC_Trainer.py  --board 4x4 --k 4 --epochs 200000 --seed 1 --plot ...
     python DQN_Trainer.py --board 4x4 --k 4 --epochs 200000 --seed 1 --plot ...
 
-Then both saved players are measured alike: ``--games`` games of each against ``random``,
-``advanced`` and the perfect player (``tictactoe_rl.boards.evaluate``; perfect play draws 4x4 k=4, so every loss
-to it is the learner's mistake), each share with its 95% interval; what each keeps (the table's
+Then both saved players are measured alike, exactly: every game each can play against ``random``,
+``advanced`` and the perfect player (``tictactoe_rl.exact.opponents``; perfect play draws 4x4 k=4, so
+every loss to it is the learner's mistake); what each keeps (the table's
 entries, the network's weights, the files' sizes); its training time and the process's peak
 memory. ``--plot`` puts the two learning curves side by side in one picture.
 
@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tictactoe_rl import cli  # noqa: E402  (the project root is on the path only now)
-from tictactoe_rl.boards.evaluate import sampled_results  # noqa: E402
 from tictactoe_rl.boards.flags import add_board_flags, board_from  # noqa: E402
+from tictactoe_rl.exact.opponents import exact_results  # noqa: E402
 from tictactoe_rl.players.specs import make_agent  # noqa: E402
 from TicTacToe import TicTacToe  # noqa: E402
 
@@ -91,8 +91,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=cli.count, default=200_000,
                         help="games each trainer plays (default: 200,000)")
     parser.add_argument("--seed", type=cli.seed, default=1, help="random seed (default: 1)")
-    parser.add_argument("--games", type=cli.count, default=2_000,
-                        help="games against each opponent in the measurement (default: 2,000)")
     parser.add_argument("--plot", default=None, metavar="PATH.png",
                         help="draw the two learning curves side by side into this file")
     args = parser.parse_args(argv)
@@ -113,16 +111,16 @@ def main(argv: list[str] | None = None) -> int:
             rows["training"].append(f"{seconds:.0f} s, peak memory {peak / 2**20:,.0f} MB")
             keeps = kept(out, env)
             rows["keeps"].append(f"{keeps}, a file of {size / 2**20:,.1f} MB")
-            results = sampled_results(make_agent(out, 1, env), args.games)
-            for opponent, result in results.items():
-                rows[opponent].append(result.summary())
-            short.append(f"- {title}: " + " / ".join(f"{result.losses / result.games:.2%}"
-                                                     for result in results.values())
+            results = exact_results(make_agent(out, 1, env))
+            for opponent, (wins, losses, draws) in results.items():
+                rows[opponent].append(f"wins {wins:.2%}, losses {losses:.2%}, draws {draws:.2%}")
+            short.append(f"- {title}: " + " / ".join(f"{losses:.2%}"
+                                                     for _, losses, _ in results.values())
                          + f", keeping {keeps}")
         if args.plot:
             side_by_side(curves, [title for title, _, _ in PLAYERS], args.plot)
     print(f"{board.name}, X against random, {args.epochs:,} games each, seed {args.seed}; "
-          f"measured over {args.games:,} games against each opponent (95% intervals):\n")
+          f"measured exactly against each opponent:\n")
     print("| | " + " | ".join(title for title, _, _ in PLAYERS) + " |")
     print("| --- | --- | --- |")
     names = {"training": "training", "keeps": "what it keeps", "random": "vs random",

@@ -1,11 +1,9 @@
-"""How large a board's game is, and whether the exact tools can walk all of it.
+"""How large a board's game is: every position reachable by legal play, counted.
 
-The exact evaluation of two agents (``tictactoe_rl.exact.solver.exact_outcome``) and the search for an agent's
-worst case visit every position the agents can reach, remembering each: on 3x3 that is 5,478
-positions, on 4x4 k=4 about ten million. ``count_reachable(shape)`` counts them (every position
-reachable from the empty board by legal play, finished ones included, a game ending at its first
-line), and ``exact_fits(shape)`` says whether that is at most ``EXACT_LIMIT``; past it the exact
-tools must sample instead.
+``count_reachable(shape)`` counts them (every position reachable from the empty board by legal
+play, finished ones included, a game ending at its first line): 5,478 on 3x3, about ten million on
+4x4 k=4. It is a figure for the docs and the benchmarks; what the exact tools can walk is decided
+by the memory a walk needs (``tictactoe_rl.exact.fits``).
 
 The count walks the game a ply at a time, one position per symmetry class (each counted with the
 number of its distinct copies), so it holds two plies of canonical positions at once.
@@ -17,12 +15,6 @@ from dataclasses import dataclass
 
 from tictactoe_rl.boards.keys import canonical_of
 from tictactoe_rl.geometry import BoardShape
-
-# The exact tools remember every position they walk: on 3x3 a State with its children takes about
-# 600 bytes and a cold exact evaluation about 15 microseconds a position, more on larger boards.
-# A million positions is then about a gigabyte and tens of seconds, the most a class should wait
-# for one exact figure.
-EXACT_LIMIT = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -71,9 +63,3 @@ def count_reachable(shape: BoardShape, limit: int | None = None) -> Reach:
         layer = going
     return Reach(shape, positions, classes, finished, complete=True)
 
-
-def exact_fits(shape: BoardShape, limit: int = EXACT_LIMIT) -> bool:
-    """Whether every reachable position of ``shape`` can be walked exactly: at most ``limit`` of
-    them. It stops counting as soon as the answer is no, so it costs at most about ``limit``
-    positions' work."""
-    return count_reachable(shape, limit).complete

@@ -13,7 +13,7 @@ A policy here is what the field's libraries train, seen the way the environments
 ``measure_policy(policy, side="X", board="3x3", k=None)`` takes any of the three (``as_policy``
 tells them apart) and walks every game it can meet (``tictactoe_rl.exact.solver``): its exact
 wins, losses and draws against ``random``, ``advanced`` and the perfect player
-(``tictactoe_rl.boards.evaluate.opponents_of``), how often it loses by an illegal move, and the
+(``tictactoe_rl.exact.opponents``), how often it loses by an illegal move, and the
 worst case any opponent can bring about with a shortest line that does it. The policy is asked
 once per position it meets, so it must be deterministic (SB3's ``deterministic=True``).
 """
@@ -31,9 +31,11 @@ import numpy as np
 from Agent import Agent, seats
 from State import State, position_of, symbol
 from TicTacToe import Action, TicTacToe
-from tictactoe_rl.boards.evaluate import is_exact, opponents_of, too_large
 from tictactoe_rl.envs.board import (action_mask, board_shape, cell_index, observation,
                                      shown_action, side_number)
+from tictactoe_rl.exact.fits import refusal
+from tictactoe_rl.exact.opponents import opponents_of
+from tictactoe_rl.exact.progress import walk_progress
 from tictactoe_rl.exact.solver import exact_outcome, illegal_share, side_result, worst_case
 from tictactoe_rl.geometry import BoardShape
 from tictactoe_rl.positions import shape_of, start_position
@@ -171,16 +173,19 @@ def measure_policy(policy: Any, side: str = "X", board: str = "3x3", k: int | st
     """The exact figures of ``policy`` (see ``as_policy``) playing ``side`` (``"X"``, ``"O"``) on
     ``board`` with ``k`` in a row (as ``gymnasium.make`` takes them), each position shown as
     ``observe(position, side)`` (default: the environment's flat int8 cells). A one-line
-    ``ValueError`` for a board whose game the exact tools cannot walk, or a bad side or board."""
+    ``ValueError`` for a board whose game does not fit in memory, or a bad side or board."""
     shape, player = board_shape(board, k), side_number(side)
-    if not is_exact(shape):
-        raise ValueError(too_large(shape, "measure it in games (tictactoe_rl.boards.evaluate)"))
+    refused = refusal(shape)
+    if refused is not None:
+        raise ValueError(refused)
     agent = PolicyAgent(as_policy(policy), player, TicTacToe(board=shape), observe)
     start = start_position(shape)
     results, illegal = {}, {}
     for name, opponent in opponents_of(agent).items():
-        outcome = exact_outcome(*seats(agent, opponent), start)
+        with walk_progress(f"exact vs {name}") as progress:
+            outcome = exact_outcome(*seats(agent, opponent), start, progress)
         results[name] = side_result(outcome, player)
         illegal[name] = illegal_share(outcome, player)
-    worst, line = worst_case(agent, start)
+    with walk_progress("worst case") as progress:
+        worst, line = worst_case(agent, start, progress)
     return PolicyReport(shape, player, results, illegal, worst, line)

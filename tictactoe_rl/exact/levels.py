@@ -31,13 +31,21 @@ from tictactoe_rl.geometry import BoardShape
 Side = Callable[[Keys], tuple[np.ndarray, np.ndarray]]
 Progress = Callable[[str], None]
 
-# What a walk holds per child of a position it keeps: its key, its index, the parent's row and
-# probabilities, sorting room. Above the memory there is, a walk stops in one line.
+# What a walk holds: per position it keeps, its key, result and row of probabilities and
+# children (``position_bytes``); per child of a level being made, its key, index, the parent's row
+# and sorting room. Above the memory there is, a walk stops in one line.
 BYTES_PER_CHILD = 64
 
 
-class TooLarge(MemoryError):
-    """A walk that does not fit this machine's memory (its message says how much it needs)."""
+def position_bytes(cells: int) -> int:
+    """The bytes a walk keeps per position of a board of ``cells`` cells (a ``Level``'s arrays:
+    a key, a result, an index, an illegal chance, and a float and an index per cell)."""
+    return 8 + 1 + 8 + 8 + 16 * cells
+
+
+class TooLarge(ValueError):
+    """A walk that does not fit this machine's memory: its message, one line, says how much it
+    would need (a ``ValueError``, so a command prints it as it prints any bad request)."""
 
 
 @dataclass
@@ -64,15 +72,25 @@ def available_bytes() -> int:
         return 1 << 30
 
 
-def check_fits(shape: BoardShape) -> None:
-    """``TooLarge`` when a walk of ``shape``'s whole game (up to symmetry) could not fit in memory:
-    its widest level, counted without the games that end early, at ``BYTES_PER_CHILD`` a move."""
-    cells, symmetries = shape.size, len(shape.symmetries)
-    widest = max(comb(cells, marks) * comb(marks, marks // 2) // symmetries * (cells - marks)
-                 for marks in range(cells))
-    if widest * BYTES_PER_CHILD > available_bytes():
-        raise TooLarge(f"the whole game of {shape.name} needs about "
-                       f"{widest * BYTES_PER_CHILD / 2**30:,.0f} GB to walk; this machine has "
+def walk_bound(shape: BoardShape, empty: int | None = None, symmetric: bool = True) -> int:
+    """At most how many positions a walk of ``shape``'s game keeps, from a position with
+    ``empty`` empty cells (``None``: the empty board): every way to place the next marks, games
+    that end early counted too, one per symmetry class when ``symmetric`` (about 8 times fewer
+    on a square board, 4 on another; a walk of agents that are not symmetric keeps them all)."""
+    empty = shape.size if empty is None else empty
+    count = sum(comb(empty, placed) * comb(placed, (placed + 1) // 2)
+                for placed in range(empty + 1))
+    return count // len(shape.symmetries) if symmetric else count
+
+
+def check_fits(shape: BoardShape, empty: int | None = None, symmetric: bool = True) -> None:
+    """``TooLarge`` at once, before any walk, when a walk of ``shape``'s game from a position
+    with ``empty`` empty cells (``None``: the empty board) could not fit in this machine's free
+    memory: ``walk_bound`` positions at ``position_bytes`` each, all levels together."""
+    needed = walk_bound(shape, empty, symmetric) * position_bytes(shape.size)
+    if needed > available_bytes():
+        raise TooLarge(f"the exact tools cannot walk the game of {shape.name}: it needs about "
+                       f"{needed / 2**30:,.1f} GB of memory, this machine has "
                        f"{available_bytes() / 2**30:.1f} GB free")
 
 
@@ -80,7 +98,9 @@ def reach(arena: Arena, start: int, mover: int, sides: dict[int, Side], symmetri
           progress: Progress | None = None) -> list[Level]:
     """The levels of the game from position ``start`` (a key) with ``mover`` to move, where
     ``sides[X]`` and ``sides[O]`` say what each side may play. ``TooLarge`` when it would not fit
-    in memory; ``progress`` hears a line per level."""
+    in memory: at once where the game could not (``check_fits``), else at the level that does
+    not; ``progress`` hears a line per level."""
+    check_fits(arena.shape, arena.cells - bin(start).count("1"), symmetric)
     keys = np.array([arena.canonical(np.array([start], np.uint64))[0] if symmetric else start],
                     dtype=np.uint64)
     levels, seen = [], 0
@@ -89,11 +109,12 @@ def reach(arena: Arena, start: int, mover: int, sides: dict[int, Side], symmetri
         going = np.flatnonzero(results == ONGOING)
         probs, illegal = sides[mover](keys[going])
         rows, cells = np.nonzero(probs > 0)
-        needed = len(rows) * BYTES_PER_CHILD
+        needed = len(rows) * BYTES_PER_CHILD   # free memory already excludes the levels held
         if needed > available_bytes():
-            raise TooLarge(f"the walk of {arena.shape.name} needs about {needed / 2**30:.1f} GB "
-                           f"for its level {len(levels) + 1} alone ({len(rows):,} moves); this "
-                           f"machine has {available_bytes() / 2**30:.1f} GB free")
+            raise TooLarge(f"the exact tools cannot walk the game of {arena.shape.name}: its level "
+                           f"{len(levels) + 1} alone needs about {needed / 2**30:.1f} GB "
+                           f"({len(rows):,} moves), this machine has "
+                           f"{available_bytes() / 2**30:.1f} GB free")
         child = arena.played(keys[going][rows], cells, mover)
         if symmetric:
             child = arena.canonical(child)

@@ -20,7 +20,7 @@ from Random_Agent_Advanced import Random_Agent_Advanced
 from State import O_WON, X, X_WON, State
 from tictactoe_rl.boards.perfect import PerfectAgent
 from tictactoe_rl.exact.arena import Arena, Keys, arena_of, popcount
-from tictactoe_rl.exact.levels import Side, check_fits, child_values, reach
+from tictactoe_rl.exact.levels import Side, child_values, reach
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from tictactoe_rl.positions import intern
 
@@ -126,7 +126,6 @@ class Solved:
 
     def __init__(self, shape: BoardShape) -> None:
         self.arena = arena = arena_of(shape)
-        check_fits(shape)
         levels = reach(arena, 0, X, {X: every_move(arena), -X: every_move(arena)}, symmetric=True)
         below, keys, values = np.zeros(0, dtype=np.int8), [], []
         for level in reversed(levels):

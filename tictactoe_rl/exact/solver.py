@@ -155,10 +155,11 @@ def side_result(outcome: Outcome, side: int) -> tuple[float, float, float]:
     return wins, losses, outcome["draws"]
 
 
-def exact_result(agent, opponent, state: State | None = None) -> tuple[float, float, float]:
+def exact_result(agent, opponent, state: State | None = None,
+                 progress: Progress | None = None) -> tuple[float, float, float]:
     """``(P(win), P(loss), P(draw))`` of ``agent`` against ``opponent`` (who plays the other
     side) from ``state`` (default: the empty board), from ``agent``'s point of view, exactly."""
-    return side_result(exact_outcome(*seats(agent, opponent), state), agent.player)
+    return side_result(exact_outcome(*seats(agent, opponent), state, progress), agent.player)
 
 
 class ResponsePolicy(Mapping):

@@ -2,7 +2,8 @@
 
 Every trainer takes ``--plot PATH.png``. During training a ``LearningCurve`` keeps the result of
 every episode and, at regular checkpoints, the exact results of the learner's greedy policy against
-``random`` and ``advanced`` (``tictactoe_rl.exact.solver.exact_outcome``; about 10 ms each). At the end it draws:
+``random`` and ``advanced`` (``tictactoe_rl.exact.opponents``; about 10 ms each on 3x3, seconds on
+4x4 k=4; none on a board whose game does not fit in memory). At the end it draws:
 
 - the mean outcome per bin of episodes (+1 win, 0 draw, -1 loss, from the learner's side),
 - the share of wins, losses and draws per bin,
@@ -18,11 +19,8 @@ from __future__ import annotations
 import os
 from array import array
 
-from Random_Agent import Random_Agent
-from Random_Agent_Advanced import Random_Agent_Advanced
-from tictactoe_rl.positions import start_position
-from tictactoe_rl.boards.evaluate import is_exact, sampled_result
-from tictactoe_rl.exact.solver import exact_result
+from tictactoe_rl.exact.fits import is_exact
+from tictactoe_rl.exact.opponents import exact_results as results_against
 from State import DRAW, O_WON, X, X_WON, State, symbol
 
 BINS = 100               # games are grouped into about this many bins
@@ -31,8 +29,7 @@ EPSILON_POINTS = 500     # points on the epsilon curve
 PLOT_FORMATS = (".png", ".pdf", ".svg")
 FIGURE_SIZE = (13, 8)    # inches
 FIGURE_DPI = 100
-CURVE_GAMES = 500       # games per opponent and checkpoint where the exact tools stop
-EVALUATION_OPPONENTS = (("random", Random_Agent), ("advanced", Random_Agent_Advanced))
+EVALUATION_OPPONENTS = ("random", "advanced")
 OUTCOME_COLOURS = {"wins": "tab:green", "losses": "tab:red", "draws": "tab:gray"}
 OPPONENT_COLOURS = {"random": "tab:blue", "advanced": "tab:orange"}
 
@@ -45,15 +42,8 @@ def checkpoint_episodes(start: int, epochs: int, count: int = CHECKPOINTS) -> li
 
 def exact_results(agent) -> dict[str, tuple[float, float, float]]:
     """``{opponent name: (P(win), P(loss), P(draw))}`` of ``agent``'s policy from its own side
-    against each evaluation opponent (``random``, ``advanced``): computed exactly, or on a board
-    too large for that, the shares of ``CURVE_GAMES`` games (``tictactoe_rl.boards.evaluate``)."""
-    results = {}
-    for name, cls in EVALUATION_OPPONENTS:
-        opponent = cls(-agent.player, agent.env, seed=f"curve:{name}")
-        shape = agent.env.shape
-        results[name] = exact_result(agent, opponent, start_position(shape)) \
-            if is_exact(shape) else sampled_result(agent, opponent, CURVE_GAMES).shares()
-    return results
+    against each evaluation opponent (``random``, ``advanced``), exactly."""
+    return results_against(agent, EVALUATION_OPPONENTS)
 
 
 class LearningCurve:
@@ -74,6 +64,7 @@ class LearningCurve:
         self.due = set(checkpoint_episodes(start, epochs))
         self.checkpoints: list[int] = []
         self.rates: list[list[dict[str, tuple[float, float, float]]]] = [[] for _ in learners]
+        self.exact = is_exact(learners[0].env.shape)    # else no checkpoints: the panels say so
         self.evaluate(start)
 
     def record(self, epoch: int, final: State) -> None:
@@ -85,8 +76,9 @@ class LearningCurve:
 
     def evaluate(self, episodes_done: int) -> None:
         """Take the exact results of every learner's greedy policy after ``episodes_done``
-        episodes (once per count: a second call for the same count does nothing)."""
-        if self.checkpoints and self.checkpoints[-1] == episodes_done:
+        episodes (once per count: a second call for the same count does nothing; none on a
+        board whose game does not fit in memory)."""
+        if not self.exact or self.checkpoints and self.checkpoints[-1] == episodes_done:
             return
         self.checkpoints.append(episodes_done)
         for rates, agent in zip(self.rates, self.learners):
@@ -150,15 +142,15 @@ class LearningCurve:
 
         for name, agent, rates in zip(bottom, self.learners, self.rates):
             ax = axes[name]
-            for opponent, _ in EVALUATION_OPPONENTS:
+            for opponent in EVALUATION_OPPONENTS:
                 colour = OPPONENT_COLOURS[opponent]
                 ax.plot(self.checkpoints, [100 * r[opponent][0] for r in rates], marker="o",
                         markersize=3, color=colour, label=f"wins vs {opponent}")
                 ax.plot(self.checkpoints, [100 * r[opponent][1] for r in rates], marker="x",
                         markersize=4, linestyle="--", color=colour, label=f"losses vs {opponent}")
-            measured = "exact results" if is_exact(agent.env.shape) else \
-                f"results of {CURVE_GAMES} sampled games each"
-            ax.set(title=f"Greedy {symbol(agent.player)} policy, {measured} at checkpoints",
+            measured = "exact results at checkpoints" if self.exact else \
+                "no exact results: the board's game does not fit in memory"
+            ax.set(title=f"Greedy {symbol(agent.player)} policy, {measured}",
                    xlabel="episodes", ylabel="probability (%)", ylim=(-2, 102))
             ax.legend(loc="center right", fontsize="small")
         for ax in axes.values():

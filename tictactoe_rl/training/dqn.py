@@ -85,7 +85,7 @@ class NetworkLearner:
 
     def report(self, agent: Agent, path: str) -> str:
         """The exact report and the share of the side's positions where its move keeps the
-        perfect-play value; on a bigger board, the sampled report (``tictactoe_rl.boards.evaluate``)."""
+        perfect-play value; on a bigger board, the exact report alone (``learner_report``)."""
         if agent.env.shape != TIC_TAC_TOE:
             return learner_report(agent, path)
         right, total = perfect_share(agent, agent.player)

@@ -1,5 +1,6 @@
 """The exact report a trainer prints at the end: how the table does against ``random`` and
-``advanced`` over every possible game, and whether any line of play beats it."""
+``advanced`` over every possible game, and whether any line of play beats it, on any board whose
+game fits in memory (on one that does not, the one line saying so)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from tictactoe_rl import cli
 from AI_Agent import AI_Agent
 from Agent import seats
 from Episode import play_games
-from tictactoe_rl.geometry import TIC_TAC_TOE
-from tictactoe_rl.positions import start_position
-from tictactoe_rl.boards.evaluate import is_exact, sampled_report
+from tictactoe_rl.exact.fits import refusal
+from tictactoe_rl.exact.progress import walk_progress
 from tictactoe_rl.exact.solver import worst_case
+from tictactoe_rl.geometry import TIC_TAC_TOE
 from State import symbol
 from TicTacToe import TicTacToe
 from tictactoe_rl.training.curves import exact_results
@@ -24,7 +25,8 @@ def exact_report(agent, spec: str = "TABLE") -> str:
     lines = [f"exact vs {name:<8}: wins {wins:.4%}  losses {losses:.4%}  draws {draws:.4%}"
              for name, (wins, losses, draws) in exact_results(agent).items()]
     shape = agent.env.shape
-    value, line = worst_case(agent, start_position(shape))
+    with walk_progress("worst case") as progress:
+        value, line = worst_case(agent, progress=progress)
     on = "" if shape == TIC_TAC_TOE else f" --board {shape.rows}x{shape.cols} --k {shape.k}"
     lines.append("unbeatable: no sequence of opponent moves beats it" if value >= 0 else
                  f"can be beaten, e.g. by the line {' '.join(f'{r},{c}' for r, c in line)} "
@@ -33,8 +35,9 @@ def exact_report(agent, spec: str = "TABLE") -> str:
 
 
 def learner_report(agent, spec: str = "TABLE") -> str:
-    """``exact_report`` where the board's game fits the exact tools, else ``sampled_report``."""
-    return exact_report(agent, spec) if is_exact(agent.env.shape) else sampled_report(agent)
+    """``exact_report`` where the board's game fits in memory, else the line refusing it."""
+    refused = refusal(agent.env.shape)
+    return exact_report(agent, spec) if refused is None else refused
 
 
 def print_reports(learners: list, paths: list[str]) -> None:

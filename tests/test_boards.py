@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tictactoe_rl.boards.reach import EXACT_LIMIT, count_reachable, exact_fits
+from tictactoe_rl.boards.reach import count_reachable
+from tictactoe_rl.exact.fits import is_exact
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from tictactoe_rl.boards.solver import Solver
 from tictactoe_rl.exact.symmetry import TRANSFORMS, state_images
@@ -276,12 +277,11 @@ def test_3x4_counts_agree_with_the_reference_walk(reference_3x4):
     assert reach.complete
 
 
-def test_exact_fits_stops_at_its_limit():
+def test_the_count_stops_past_its_limit():
     shape = BoardShape(3, 4, 3)   # 111,973 positions
-    assert exact_fits(shape, limit=111_973)
-    assert not exact_fits(shape, limit=111_972)
+    assert count_reachable(shape, limit=111_973).complete
+    assert not count_reachable(shape, limit=111_972).complete
     assert not count_reachable(shape, limit=1000).complete
-    assert exact_fits(TIC_TAC_TOE) and exact_fits(shape)
 
 
 @pytest.mark.slow
@@ -296,7 +296,7 @@ def test_the_position_counts_docs_boards_quotes_are_counted():
         reach = count_reachable(shape)
         quoted = (int(positions.replace(",", "")), int(canonical.replace(",", "")))
         assert (reach.positions, reach.canonical, reach.complete) == (*quoted, True)
-        assert exact_fits(shape) == (reach.positions <= EXACT_LIMIT)
+        assert is_exact(shape)      # every board of the table is measured exactly
 
 
 # --- Tester.py --board: perfect play's value as a user asks for it -----------------------------

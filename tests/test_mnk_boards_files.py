@@ -24,7 +24,10 @@ from tictactoe_rl.tables.board_files import is_board_file
 from tictactoe_rl.tables.files import (TableError, is_table_file, load_table, save_board_table,
                                        save_table)
 from TicTacToe import TicTacToe
-from tictactoe_rl.training.curves import CURVE_GAMES, exact_results
+from tictactoe_rl.exact.solver import exact_result
+from Random_Agent import Random_Agent
+from Random_Agent_Advanced import Random_Agent_Advanced
+from tictactoe_rl.training.curves import LearningCurve, exact_results
 from tictactoe_rl.training.options import default_file
 from tictactoe_rl.training.report import learner_report
 from tictactoe_rl.training.run import default_path
@@ -294,26 +297,34 @@ def test_the_default_file_names_its_board():
 
 
 @pytest.mark.slow
-def test_the_report_samples_on_4x4_and_is_exact_on_3x4():
+def test_the_report_is_exact_on_4x4():
     agent = AI_Agent(O, TicTacToe(board=FOUR), train=True, seed=1)
     lines = learner_report(agent, "T.pth").splitlines()
-    assert lines[0].startswith("4x4 k=4 has more than 1,000,000 reachable positions")
-    assert [line.split(":")[0] for line in lines[1:]] == \
-        ["sampled vs random  ", "sampled vs advanced", "sampled vs perfect "]
-    assert agent.train
+    assert [line.split(":")[0] for line in lines[:2]] == ["exact vs random  ", "exact vs advanced"]
+    assert lines[2] == "unbeatable: no sequence of opponent moves beats it" or \
+        "--board 4x4 --k 4 --worst-case T.pth" in lines[2]
+    assert len(lines) == 3 and agent.train
+
+
+def test_the_report_is_exact_on_3x4_and_refuses_5x5_in_one_line():
     wide = learner_report(AI_Agent(X, TicTacToe(board=WIDE), seed=1), "T.pth")
     assert wide.startswith("exact vs random  : wins") and "sampled" not in wide
     assert "--board 3x4 --k 3" in wide or "unbeatable" in wide
+    huge = learner_report(AI_Agent(X, TicTacToe(board=BoardShape(5, 5, 4)), seed=1), "T.pth")
+    assert huge.startswith("the exact tools cannot walk the game of 5x5 k=4: it needs about ")
+    assert "GB of memory" in huge and "\n" not in huge
 
 
-def test_the_curves_sample_500_games_on_4x4():
-    agent = AI_Agent(X, TicTacToe(board=FOUR), train=True, seed=2)
+def test_the_curves_are_exact_on_a_bigger_board_and_absent_where_it_does_not_fit():
+    agent = AI_Agent(X, TicTacToe(board=WIDE), train=True, seed=2)
     results = exact_results(agent)
-    assert sorted(results) == ["advanced", "random"] and agent.train
-    for shares in results.values():
-        assert math.isclose(sum(shares), 1.0)
-        assert all(math.isclose(share * CURVE_GAMES, round(share * CURVE_GAMES))
-                   for share in shares)
+    assert results == {name: exact_result(agent, cls(O, agent.env)) for name, cls in
+                       (("random", Random_Agent), ("advanced", Random_Agent_Advanced))}
+    assert all(math.isclose(sum(shares), 1.0) for shares in results.values()) and agent.train
+    huge = AI_Agent(X, TicTacToe(board=BoardShape(5, 5, 4)), train=True, seed=2)
+    curve = LearningCurve([huge], X, 0, 100, "5x5")
+    curve.evaluate(100)
+    assert curve.checkpoints == [] and curve.rates == [[]]
 
 
 # --- the trainers ---------------------------------------------------------------------------------
@@ -325,16 +336,14 @@ def mc_4x4(path, capsys) -> str:
 
 
 @pytest.mark.slow
-def test_mc_trains_4x4_and_says_why_it_samples(tmp_path, capsys):
+def test_mc_trains_4x4_and_reports_exactly(tmp_path, capsys):
     path = tmp_path / "t.pth"
     printed = mc_4x4(path, capsys)
-    assert ("4x4 k=4 has more than 1,000,000 reachable positions, too many to walk exactly: "
-            "2,000 games against each opponent, 95% intervals in brackets") in printed
-    for opponent in ("random", "advanced", "perfect"):
+    for opponent in ("random  ", "advanced"):
         line = next(line for line in printed.splitlines()
-                    if line.startswith(f"sampled vs {opponent}"))
-        assert line.count("% (") == 3 and line.count("%)") == 3, line
-    assert "exact vs" not in printed
+                    if line.startswith(f"exact vs {opponent}: "))
+        assert line.count("%") == 3, line
+    assert "unbeatable" in printed or "--board 4x4 --k 4 --worst-case" in printed
     Q, side, meta = load_table(str(path), side=X, board=FOUR)
     assert side == X and meta["board"] == "4x4 k=4" and meta["episodes_done"] == 3000
     assert all(shape_of(state) == FOUR for state, _ in Q)
@@ -386,7 +395,7 @@ def test_a_small_board_gets_the_exact_report(tmp_path, capsys):
                            "--out", str(path)]) == 0
     printed = capsys.readouterr().out
     assert "exact vs random  : wins" in printed and "exact vs advanced: wins" in printed
-    assert "sampled" not in printed and "too many to walk" not in printed
+    assert "sampled" not in printed and "cannot walk" not in printed
     Q, _, meta = load_table(str(path), side=X, board=WIDE)
     assert meta["board"] == "3x4 k=3" and len(Q) > 100
 

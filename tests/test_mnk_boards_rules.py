@@ -1,5 +1,5 @@
-"""m,n,k boards: their positions, rules, the advanced and perfect players, board symmetries and
-the sampled (Wilson) evaluation -- each checked against a plain reimplementation where one fits.
+"""m,n,k boards: their positions, rules, the advanced and perfect players, and board symmetries,
+each checked against a plain reimplementation where one fits.
 The table files and the trainers are in test_mnk_boards_files.py."""
 
 import copy
@@ -12,7 +12,6 @@ import pytest
 
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from tictactoe_rl.positions import BoardState, PositionCache, shape_of, start_position
-from tictactoe_rl.boards.evaluate import Z_95, Sampled, opponents_of, sampled_result
 from tictactoe_rl.boards.perfect import PerfectAgent, solver_of
 from Episode import play_games
 from tictactoe_rl.exact import symmetry
@@ -423,59 +422,3 @@ def test_the_empty_4x4_board_has_three_kinds_of_first_move():
     assert len(board_images(empty, (1, 1))) == 4       # the centre cells
     assert len(board_images(empty, (0, 1))) == 8       # the edge cells
     assert len(board_images(start_position(WIDE), (1, 1))) == 2
-
-
-# --- sampled evaluation: Wilson intervals --------------------------------------------------------
-
-def wilson(count: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    p = count / n
-    denominator = 1 + z * z / n
-    centre = p + z * z / (2 * n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, (centre - half) / denominator), min(1.0, (centre + half) / denominator)
-
-
-def test_no_wins_in_2000_games_has_the_upper_bound_z2_over_n_plus_z2():
-    z = 1.959964
-    low, high = Sampled(0, 2000, 0).interval(0)
-    assert low == pytest.approx(0.0, abs=1e-15)
-    assert high == pytest.approx(z * z / (2000 + z * z), rel=1e-12)
-    assert round(100 * high, 4) == 0.1917
-    low, high = Sampled(2000, 0, 0).interval(2000)          # all of them: the mirror image
-    assert high == pytest.approx(1.0, abs=1e-15) and low == pytest.approx(2000 / (2000 + z * z))
-
-
-def test_half_of_2000_has_an_interval_symmetric_round_a_half():
-    result = Sampled(1000, 600, 400)
-    low, high = result.interval(1000)
-    assert (low + high) / 2 == pytest.approx(0.5, abs=1e-12)
-    assert high - low == pytest.approx(2 * Z_95 * math.sqrt(0.25 / 2000 + Z_95 ** 2 / 16e6)
-                                       / (1 + Z_95 ** 2 / 2000), rel=1e-12)
-    assert result.describe(1000) == "50.00% (47.8%-52.2%)"
-    assert result.shares() == (0.5, 0.3, 0.2) and result.games == 2000
-
-
-@pytest.mark.parametrize("count, n", [(1, 10), (7, 10), (3, 50), (499, 500), (123, 2000),
-                                      (1999, 2000), (5, 5), (0, 1)])
-def test_the_interval_matches_wilsons_formula(count, n):
-    low, high = Sampled(count, n - count, 0).interval(count)
-    assert (low, high) == pytest.approx(wilson(count, n), abs=1e-12)
-    assert 0.0 <= low <= count / n <= high <= 1.0
-
-
-@pytest.mark.slow
-def test_sampled_results_are_counted_from_the_agents_side():
-    env = TicTacToe(board=FOUR)
-    perfect_o = PerfectAgent(O, env, seed=12)
-    result = sampled_result(perfect_o, Random_Agent(X, env, seed=13), 30)
-    assert result.games == 30 and result.losses == 0 and result.wins > 0
-    three = TicTacToe(board=BoardShape(4, 4, 3))
-    assert sampled_result(PerfectAgent(X, three, seed=14), Random_Agent(O, three, seed=15),
-                          25) == Sampled(25, 0, 0)
-
-
-def test_the_perfect_opponent_joins_only_where_the_solver_answers():
-    assert sorted(opponents_of(Random_Agent(X, TicTacToe(board=FOUR)))) == \
-        ["advanced", "perfect", "random"]
-    big = opponents_of(Random_Agent(O, TicTacToe(board=BoardShape(5, 5, 4))))
-    assert sorted(big) == ["advanced", "random"] and all(a.player == X for a in big.values())

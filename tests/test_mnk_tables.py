@@ -1,4 +1,4 @@
-"""Bigger boards: positions, rules, the perfect player, sampled measurement, table files and the
+"""Bigger boards: positions, rules, the perfect player, table files and the
 trainers on 4x4 k=4 and 3x4 k=3 -- while 3x3 stays the course's game."""
 
 import io
@@ -15,7 +15,6 @@ import MC_Trainer
 import Q_Trainer
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from tictactoe_rl.positions import BoardState, shape_of, start_position
-from tictactoe_rl.boards.evaluate import Sampled
 from tictactoe_rl.boards.perfect import PerfectAgent
 from Episode import play_games
 from Random_Agent import Random_Agent
@@ -143,15 +142,6 @@ def test_perfect_play_wins_4x4_k3_and_draws_4x4_k4():
     env = TicTacToe(board=FOUR)
     assert play_games(PerfectAgent(X, env, seed=1), PerfectAgent(O, env, seed=2), env,
                       10) == (0, 0, 10)
-
-
-def test_the_interval_is_wilsons():
-    z = 1.959964
-    low, high = Sampled(0, 0, 2000).interval(0)
-    assert math.isclose(low, 0.0, abs_tol=1e-12) and math.isclose(high, z * z / (2000 + z * z), rel_tol=1e-9)
-    low, high = Sampled(1000, 1000, 0).interval(1000)
-    assert math.isclose(low + high, 1.0) and 0.47 < low < 0.48
-    assert Sampled(5, 3, 2).describe(5).startswith("50.00% (")
 
 
 # --- table files --------------------------------------------------------------------------------

@@ -80,7 +80,7 @@ def walk_bound(shape: BoardShape, empty: int | None = None, symmetric: bool = Tr
     empty = shape.size if empty is None else empty
     count = sum(comb(empty, placed) * comb(placed, (placed + 1) // 2)
                 for placed in range(empty + 1))
-    return count // len(shape.symmetries) if symmetric else count
+    return -(-count // len(shape.symmetries)) if symmetric else count
 
 
 def check_fits(shape: BoardShape, empty: int | None = None, symmetric: bool = True) -> None:

@@ -31,7 +31,7 @@ class WalkProgress:
     def __call__(self, line: str) -> None:
         if self.bar is None and perf_counter() - self.started >= self.after:
             self.bar = tqdm(desc=self.what, file=sys.stderr, leave=False,
-                            bar_format="{desc}: {postfix} [{elapsed}]")
+                            bar_format="{desc}{postfix} [{elapsed}]")
         if self.bar is not None:
             self.bar.set_postfix_str(line)
 

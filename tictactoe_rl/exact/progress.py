@@ -29,11 +29,11 @@ class WalkProgress:
         self.bar: tqdm | None = None
 
     def __call__(self, line: str) -> None:
-        if self.bar is None and perf_counter() - self.started >= self.after:
-            self.bar = tqdm(desc=self.what, file=sys.stderr, leave=False,
-                            bar_format="{desc}{postfix} [{elapsed}]")
-        if self.bar is not None:
-            self.bar.set_postfix_str(line)
+        seconds = perf_counter() - self.started
+        if self.bar is None and seconds >= self.after:
+            self.bar = tqdm(desc=self.what, file=sys.stderr, leave=False, bar_format="{desc}{postfix}")
+        if self.bar is not None:      # the seconds since the walk began, not since the line
+            self.bar.set_postfix_str(f"{line} [{seconds:.0f} s]")
 
     def close(self) -> None:
         """Take the line away (if it was shown)."""

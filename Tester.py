@@ -68,7 +68,7 @@ def first_agent_results(first: str, second: str, side: int, games: int | None, s
     x_agent, o_agent = seats(me, other)
     if games is None:
         try:
-            with walk_progress(f"{cli.shown(first)} as {symbol(side)}") as progress:
+            with walk_progress(f"exact: {cli.shown(first)} as {symbol(side)}") as progress:
                 outcome = exact_outcome(x_agent, o_agent, progress=progress)
         except PolicyUnknown as error:
             raise ValueError(f"exact probabilities cannot be computed: {error}") from None

@@ -13,11 +13,15 @@ from pathlib import Path
 import pytest
 
 from tictactoe_rl.boards.reach import count_reachable
+from Random_Agent import Random_Agent
+from TicTacToe import TicTacToe
+from tictactoe_rl.boards.perfect import PerfectAgent
 from tictactoe_rl.exact.fits import is_exact
+from tictactoe_rl.exact.solver import exact_result
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from tictactoe_rl.boards.solver import Solver
 from tictactoe_rl.exact.symmetry import TRANSFORMS, state_images
-from State import ALL_CELLS, WIN_LINES, all_states
+from State import ALL_CELLS, O, WIN_LINES, X, all_states
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -349,3 +353,20 @@ def test_tester_measures_agents_on_a_bigger_board_and_refuses_what_does_not_fit(
                               cwd=ROOT, capture_output=True, text=True, timeout=120)
         assert done.returncode == 2 and done.stdout == ""
         assert len(done.stderr.splitlines()) == 1 and words in done.stderr
+
+
+def test_tester_is_exact_on_a_bigger_board_and_refuses_5x5_in_one_line():
+    lines = run_tester("--board", "3x4", "--k", "3", "--x", "minimax", "--o", "random",
+                       "--exact", "--both")
+    assert lines[0] == "minimax against random on 3x4 k=3 (exact probabilities)"
+    env = TicTacToe(board=BoardShape(3, 4, 3))
+    for line, side in zip(lines[2:4], (X, O)):
+        shares = exact_result(PerfectAgent(side, env), Random_Agent(-side, env))
+        assert line.split()[2:] == [f"{share:.6f}" for share in shares]
+    worst = run_tester("--board", "3x4", "--k", "3", "--worst-case", "random")
+    assert worst[0].startswith("random playing X: CAN BE BEATEN in 6 moves")
+    done = subprocess.run([sys.executable, "Tester.py", "--board", "5x5", "--x", "random",
+                           "--o", "random", "--exact"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == "" and len(done.stderr.splitlines()) == 1
+    assert "cannot walk the game of 5x5 k=5: it needs about " in done.stderr

@@ -407,7 +407,7 @@ def test_q_learning_and_sarsa_train_4x4(trainer, tmp_path, capsys):
     assert trainer.run(["--board", "4x4", "--k", "4", "--epochs", "400", "--seed", "2",
                         "--side", "O", "--out", str(path)]) == 0
     printed = capsys.readouterr().out
-    assert "sampled vs perfect : wins" in printed
+    assert "exact vs random  : wins" in printed and "exact vs advanced: wins" in printed
     Q, side, meta = load_table(str(path), side=O, board=FOUR)
     assert side == O and meta["board"] == "4x4 k=4" and meta["episodes_done"] == 400
     assert all(state.player == O and shape_of(state) == FOUR for state, _ in Q)

@@ -237,16 +237,15 @@ def test_a_hostile_bigger_boards_table_is_one_line_and_runs_nothing(tmp_path, na
 # --- the trainers --------------------------------------------------------------------------------
 
 @pytest.mark.slow
-def test_mc_trains_4x4_samples_its_report_and_repeats_bit_for_bit(tmp_path, capsys):
+def test_mc_trains_4x4_reports_exactly_and_repeats_bit_for_bit(tmp_path, capsys):
     paths = [tmp_path / name for name in ("a.pth", "b.pth")]
     for path in paths:
         assert MC_Trainer.run(["--board", "4x4", "--k", "4", "--epochs", "1500", "--seed", "1",
                                "--out", str(path)]) == 0
     printed = capsys.readouterr().out
     assert paths[0].read_bytes() == paths[1].read_bytes()
-    assert "4x4 k=4 has more than 1,000,000 reachable positions" in printed
-    for opponent in ("random", "advanced", "perfect"):
-        assert f"sampled vs {opponent:<8}: wins " in printed
+    for opponent in ("random", "advanced"):
+        assert printed.count(f"exact vs {opponent:<8}: wins ") == 2
     assert load_table(str(paths[0]), board=FOUR)[2]["board"] == "4x4 k=4"
     with pytest.raises(TableError, match="for the 4x4 k=4 board, not for 3x3 k=3"):
         MC_Trainer.run(["--resume", str(paths[0]), "--epochs", "3000"])
@@ -289,7 +288,7 @@ def test_dqn_trains_4x4_and_its_network_is_refused_for_another_board(tmp_path, c
                                 "64", "--seed", "2", "--out", str(path)]) == 0
     printed = capsys.readouterr().out
     assert paths[0].read_bytes() == paths[1].read_bytes()
-    assert "sampled vs perfect : wins" in printed and "perfect moves" not in printed
+    assert "exact vs random  : wins" in printed and "perfect moves" not in printed
     saved = load_network(str(paths[0]), board=FOUR)
     assert saved.network.board == FOUR and saved.meta["board"] == "4x4 k=4"
     agent = make_agent(str(paths[0]), X, TicTacToe(board=FOUR))

@@ -158,7 +158,8 @@ def side_result(outcome: Outcome, side: int) -> tuple[float, float, float]:
 def exact_result(agent, opponent, state: State | None = None,
                  progress: Progress | None = None) -> tuple[float, float, float]:
     """``(P(win), P(loss), P(draw))`` of ``agent`` against ``opponent`` (who plays the other
-    side) from ``state`` (default: the empty board), from ``agent``'s point of view, exactly."""
+    side) from ``state`` (default: the empty board), from ``agent``'s point of view, exactly;
+    ``progress`` hears a line per level of the walk."""
     return side_result(exact_outcome(*seats(agent, opponent), state, progress), agent.player)
 
 

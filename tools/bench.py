@@ -9,7 +9,8 @@ Prints: ours against a rebuild of the course's original design, side by side in 
 and with warm caches; the whole-process time of the README's commands; the chapter's own trainer
 on this engine; a 1,000-game Tester run, exact evaluation of a pair of agents, the full solve,
 loading and saving a table; then the benchmarks of the other parts (the three trainers side by
-side, playout agents, Nim, the book's files, quitting mid-search, deep Q-learning). What it is
+side, playout agents, Nim, the book's files, quitting mid-search, deep Q-learning, a 4x4
+network's exact walks). What it is
 measuring now is said on standard error as it goes.
 """
 
@@ -58,7 +59,8 @@ OTHER_BENCHMARKS = (("tools/compare.py", ("--bench",), ("--bench", "--epochs", "
                     ("tools/benchmarks/hostile.py", (), None),
                     ("tools/benchmarks/revision.py", ("--runs", "{runs}"), ("--runs", "1")),
                     ("tools/benchmarks/table_load.py", ("--runs", "{runs}"),
-                     ("--runs", "1", "--entries", "100000")))
+                     ("--runs", "1", "--entries", "100000")),
+                    ("tools/benchmarks/network_exact.py", (), ("--games", "100")))
 # The DQN's seeds under every kernel level take most of an hour: make bench-dqn runs them apart.
 QUICK_EPISODES = 300      # --quick: every run this short (it checks the script, not the speed)
 # Every full run's figures are also kept here (git ignores it), dated, for make docs to quote.

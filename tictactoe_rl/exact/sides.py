@@ -5,7 +5,8 @@ position (``StatedPolicy``), its answer checked and turned into a row of probabi
 The random player, the advanced one and the perfect one are computed for the whole level in a few
 array operations instead (their rules are short; a test holds each to its agent's
 ``action_probs``), and the first and last are symmetric: they treat a position and its turned or
-mirrored copies alike, which lets a walk keep one position per symmetry class.
+mirrored copies alike, which lets a walk keep one position per symmetry class. An agent that
+can answer for a whole level itself (a ``LevelPolicy``: the network) brings its own ``Side``.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@
     python tools/benchmarks/network_exact.py --games 3000 --seed 2
     python tools/benchmarks/network_exact.py --network NET.pt     # a network of 4x4 k=4, as X
 
-Trains a network as X against random with ``DQN_Trainer.py`` (its own defaults, ``--games``
-games, ``--seed``), or takes the one named. Prints the seconds of importing torch (once a
+Trains a network as X against random with ``DQN_Trainer.py`` in a process of its own (its own
+defaults, ``--games`` games, ``--seed``), or takes the one named. Prints the seconds of importing torch (once a
 process), of loading the network as an agent, of ``exact_outcome`` against the random, the
 advanced and the perfect player (the perfect player's solve of the whole game counted apart, as
 its first use in a process pays for it) and of ``worst_case``, with the figures each gives.
@@ -13,15 +13,15 @@ its first use in a process pays for it) and of ``worst_case``, with the figures 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from time import perf_counter, process_time
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
 
 from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
 from Random_Agent import Random_Agent  # noqa: E402
@@ -45,15 +45,15 @@ def timed(work):
 
 
 def train(path: str, games: int, seed: int) -> str:
-    """Train a 4x4 k=4 network as X against random into ``path``; what the run took."""
-    import DQN_Trainer
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        status, took = timed(lambda: DQN_Trainer.run(
-            ["--board", "4x4", "--k", "4", "--epochs", str(games), "--seed", str(seed),
-             "--out", path]))
-    if status != 0:
-        raise SystemExit(f"DQN_Trainer.py stopped with status {status}")
-    return f"trained {games:,} games (seed {seed}): {took}"
+    """Train a 4x4 k=4 network as X against random into ``path``, in a process of its own (so
+    that this one imports torch only when it loads the network, as a fresh process does)."""
+    command = [sys.executable, str(ROOT / "DQN_Trainer.py"), "--board", "4x4", "--k", "4",
+               "--epochs", str(games), "--seed", str(seed), "--out", path]
+    done, took = timed(lambda: subprocess.run(command, cwd=ROOT, capture_output=True, text=True))
+    if done.returncode != 0:
+        raise SystemExit(f"DQN_Trainer.py stopped with status {done.returncode}: "
+                         f"{done.stderr.strip()[-300:]}")
+    return f"trained {games:,} games (seed {seed}, with its sampled report): {took}"
 
 
 def outcome_text(outcome: dict) -> str:
@@ -61,14 +61,20 @@ def outcome_text(outcome: dict) -> str:
             f"draws {outcome['draws']:.4%}")
 
 
+def load(path: str, env: TicTacToe):
+    """The agent of the network at ``path``, its modules imported first (torch already is)."""
+    from tictactoe_rl.neural.agent import make_dqn_agent
+    return make_dqn_agent(path, X, env)
+
+
 def measure(path: str) -> None:
     """Print the load and the walks of the network at ``path``."""
     _, took = timed(lambda: __import__("torch"))
     print(f"  import torch               : {took}", flush=True)
-    from tictactoe_rl.neural.agent import make_dqn_agent
     env = TicTacToe(board=FOUR)
-    agent, took = timed(lambda: make_dqn_agent(path, X, env))
-    print(f"  load the network           : {took} ({os.path.getsize(path):,} bytes)", flush=True)
+    agent, took = timed(lambda: load(path, env))
+    print(f"  load the network           : {took} ({os.path.getsize(path):,} bytes; with the "
+          "import of the network's modules)", flush=True)
     opponents = {"random": Random_Agent(O, env), "advanced": Random_Agent_Advanced(O, env),
                  "perfect": PerfectAgent(O, env)}
     for name, opponent in opponents.items():

@@ -15,10 +15,12 @@ largest value, ties to the first, row-major), so it is the policy ``action_probs
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 import torch
 
-from tictactoe_rl.exact.arena import Arena, Keys
+from tictactoe_rl.exact.arena import Arena, Keys, arena_of
 from tictactoe_rl.exact.levels import Side
 from tictactoe_rl.geometry import TIC_TAC_TOE
 from tictactoe_rl.neural.network import POSITIONS, greedy_indices
@@ -33,13 +35,21 @@ def one_hot(cells: np.ndarray, size: int) -> np.ndarray:
     return probs
 
 
-def table_side(agent, arena: Arena) -> Side:
-    """3x3: the agent's greedy move of every position, looked up by key."""
-    greedy = np.array(agent._policy()[1], dtype=np.int64)
-    rows = np.array([row for row, state in enumerate(POSITIONS) if state.player == agent.player])
+@lru_cache(maxsize=2)
+def position_keys(player: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(keys, rows)``: the sorted keys of the 3x3 positions with ``player`` to move and each
+    one's row of ``POSITIONS`` (worked out once: a walk on 3x3 takes milliseconds)."""
+    arena = arena_of(TIC_TAC_TOE)
+    rows = np.array([row for row, state in enumerate(POSITIONS) if state.player == player])
     keys = np.array([arena.key(POSITIONS[row].cells) for row in rows], dtype=np.uint64)
     order = np.argsort(keys)
-    keys, moves = keys[order], greedy[rows[order]]
+    return keys[order], rows[order]
+
+
+def table_side(agent, arena: Arena) -> Side:
+    """3x3: the agent's greedy move of every position, looked up by key."""
+    keys, rows = position_keys(agent.player)
+    moves = np.array(agent._policy()[1], dtype=np.int64)[rows]
 
     def side(asked: Keys) -> tuple[np.ndarray, np.ndarray]:
         found = np.searchsorted(keys, asked)

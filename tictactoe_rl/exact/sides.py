@@ -5,11 +5,13 @@ position (``StatedPolicy``), its answer checked and turned into a row of probabi
 The random player, the advanced one and the perfect one are computed for the whole level in a few
 array operations instead (their rules are short; a test holds each to its agent's
 ``action_probs``), and the first and last are symmetric: they treat a position and its turned or
-mirrored copies alike, which lets a walk keep one position per symmetry class.
+mirrored copies alike, which lets a walk keep one position per symmetry class. An agent that
+can answer for a whole level itself (a ``LevelPolicy``: the network) brings its own ``Side``.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from functools import lru_cache
 from typing import Callable
 
@@ -182,6 +184,18 @@ def safe(arena: Arena, player: int) -> Side:
     return side
 
 
+class LevelPolicy(ABC):
+    """An agent that can state ``action_probs`` for a whole level of positions at once (the
+    network, ``tictactoe_rl.neural``: one batched forward pass instead of one a position). Its
+    package imports this one, never the other way round, so the agent brings its own ``Side``."""
+
+    @abstractmethod
+    def level_side(self, arena: Arena) -> Side | None:
+        """The ``Side`` that gives, for every position of a batch, exactly the probabilities
+        ``action_probs`` gives; ``None`` when this agent cannot promise that (a subclass that
+        may play otherwise), so that it is asked position by position."""
+
+
 # The agents computed for a whole level, by exact type (a subclass may play otherwise).
 _BUILDERS: dict[type, Callable] = {
     Random_Agent: lambda agent, arena: uniform(arena),
@@ -192,9 +206,13 @@ _SYMMETRIC = (Random_Agent, PerfectAgent)
 
 
 def side_of(agent, arena: Arena) -> Side:
-    """The ``Side`` that plays as ``agent`` does."""
+    """The ``Side`` that plays as ``agent`` does: computed for the level by exact type, else
+    the agent's own level policy, else ``action_probs`` asked of each position."""
     build = _BUILDERS.get(type(agent))
-    return StatedPolicy(agent, arena) if build is None else build(agent, arena)
+    if build is not None:
+        return build(agent, arena)
+    side = agent.level_side(arena) if isinstance(agent, LevelPolicy) else None
+    return StatedPolicy(agent, arena) if side is None else side
 
 
 def is_symmetric(agent) -> bool:

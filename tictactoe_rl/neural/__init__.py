@@ -7,6 +7,7 @@ agent.py     DQNAgent, the network as a player; make_dqn_agent for agent specs (
 files.py     save/load: torch.save of a state dict and plain metadata, every field checked
 archive.py   reading a network file without torch.load: zip and tensor records checked first
 report.py    the positions where a policy's move loses value
+level_side.py  the agent's greedy moves for a whole level of an exact walk, in batched passes
 
 The run around them -- flags, loop, saving, the report -- is the table trainers' kernel
 (``tictactoe_rl/training/``: ``tictactoe_rl.training.dqn`` is the network's learner); nothing here imports it.

@@ -21,6 +21,10 @@ from tictactoe_rl.tables.view import board_grid
 from TicTacToe import Action, TicTacToe
 from tictactoe_rl.neural.boards import Symmetries
 from tictactoe_rl.neural.files import load_network
+from tictactoe_rl.neural.level_side import network_side
+from tictactoe_rl.exact.arena import Arena
+from tictactoe_rl.exact.levels import Side
+from tictactoe_rl.exact.sides import LevelPolicy
 from tictactoe_rl.neural.network import (ACTIONS, INDEX, POSITIONS, QNetwork, greedy_indices,
                                          legal_masks, symmetric_values)
 from tictactoe_rl.exploration.schedules import (DEFAULT_SCHEDULE, EPSILON_DECAY_EPOCHS,
@@ -28,7 +32,7 @@ from tictactoe_rl.exploration.schedules import (DEFAULT_SCHEDULE, EPSILON_DECAY_
 from AI_Agent import AI_Agent
 
 
-class DQNAgent(Agent):
+class DQNAgent(Agent, LevelPolicy):
     """Plays side ``player`` with ``network`` (shared: the two agents of self-play hold one).
 
     Greedy play (``train`` false, and what ``action_probs`` states): the legal move of the largest
@@ -90,6 +94,11 @@ class DQNAgent(Agent):
 
     def action_probs(self, state: State) -> dict[Action, float]:
         return {self.greedy_action(state): 1.0}
+
+    def level_side(self, arena: Arena) -> Side | None:
+        """The greedy policy for a whole level of an exact walk at once
+        (``tictactoe_rl.neural.level_side``); ``None`` for a subclass, which may play otherwise."""
+        return network_side(self, arena) if type(self) in (DQNAgent, BoardDQNAgent) else None
 
     def get_action(self, state: State, epoch: int | None = None) -> Action:
         """Epsilon-greedy while training (epsilon from ``epsilon_greedy(epoch)``), else greedy."""

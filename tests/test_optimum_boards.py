@@ -59,9 +59,9 @@ class Brute:
 
     def reply(self, opponent, cells: tuple, choose) -> tuple[float, float, float]:
         """(P(win), P(loss), P(draw)) of the responder (``-opponent.player``) from ``cells``
-        with ``opponent.player``'s move next when the number of marks says so; ``choose(cells,
-        options)`` picks the responder's move among ``options`` (index, cells after,
-        outcome)."""
+        with the side to move that the number of marks says; ``choose(cells, moves, walk)``
+        gives the outcome of the responder's choice among ``moves`` (index, cells after),
+        ``walk(cells after, side to move)`` giving the outcome of one."""
         me, memo = -opponent.player, {}
         index = {cell: i for i, cell in enumerate(self.shape.cells)}
 
@@ -72,9 +72,7 @@ class Brute:
             if end is not None:
                 result = (float(end == me), float(end == -me), float(end == 0))
             elif player == me:
-                options = [(i, after, walk(after, -player))
-                           for i, after in self.moves(cells, player)]
-                result = choose(cells, options)
+                result = choose(cells, self.moves(cells, player), walk)
             else:
                 probs = opponent.action_probs(self.position(cells, player))
                 result = (0.0, 0.0, 0.0)
@@ -94,10 +92,11 @@ class Brute:
         """The best reply's outcome: the highest P(win) - P(loss), the first such move."""
         me = -opponent.player
 
-        def choose(cells, options):
+        def choose(cells, moves, walk):
             if unbeatable:
                 keep = self.value(cells, me) * me
-                options = [o for o in options if self.value(o[1], -me) * me == keep]
+                moves = [m for m in moves if self.value(m[1], -me) * me == keep]
+            options = [(i, after, walk(after, -me)) for i, after in moves]
             top = max(win - loss for _, _, (win, loss, _) in options)
             return next(out for _, _, out in options if out[0] - out[1] >= top - TIE)
         return self.reply(opponent, cells, choose)
@@ -106,9 +105,9 @@ class Brute:
         """The outcome when the responder plays ``policy``'s move, and only it, everywhere."""
         me, index = -opponent.player, {cell: i for i, cell in enumerate(self.shape.cells)}
 
-        def choose(cells, options):
+        def choose(cells, moves, walk):
             move = index[policy[self.position(cells, me)]]
-            return next(out for i, _, out in options if i == move)
+            return walk(next(after for i, after in moves if i == move), -me)
         return self.reply(opponent, cells, choose)
 
 
@@ -162,3 +161,17 @@ def test_3x3_from_the_empty_board(side, opponent, unbeatable):
 @pytest.mark.parametrize("side, opponent, unbeatable", CASES)
 def test_3x4_from_the_empty_board(side, opponent, unbeatable):
     check_against_brute_force(BoardShape(3, 4, 3), "", side, opponent, unbeatable)
+
+
+# Positions part of the way into the 4x4 games (the whole of them is too much for a brute force),
+# with X to move and with O to move
+MIDGAMES = [(BoardShape(4, 4, 3), "1,1 2,2 0,3 3,0 1,2"), (BoardShape(4, 4, 3), "0,0 1,1 3,3 2,1"),
+            (BoardShape(4, 4, 4), "0,0 1,1 0,1 1,2 2,1 0,2"),
+            (BoardShape(4, 4, 4), "1,1 2,2 1,2 2,1 0,3")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape, moves", MIDGAMES)
+@pytest.mark.parametrize("side, opponent, unbeatable", CASES)
+def test_4x4_from_a_position_part_of_the_way_in(shape, moves, side, opponent, unbeatable):
+    check_against_brute_force(shape, moves, side, opponent, unbeatable)

@@ -20,7 +20,7 @@ import os
 import sys
 
 from tictactoe_rl import cli
-from tictactoe_rl.cli.optimum import optimum_report
+from tictactoe_rl.exact.optimum import optimum_report
 from Agent import PolicyUnknown, seats
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from tictactoe_rl.positions import start_position

@@ -16,7 +16,7 @@ from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
 from State import EMPTY, O, X, State
 from TicTacToe import TicTacToe
-from tictactoe_rl.cli.optimum import optimum_report
+from tictactoe_rl.exact.optimum import optimum_report
 from tictactoe_rl.exact.solver import best_response, worst_case
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from tictactoe_rl.positions import intern, start_position
@@ -155,6 +155,22 @@ CASES = [(side, opponent, unbeatable) for opponent in OPPONENTS for side in (X, 
 @pytest.mark.parametrize("side, opponent, unbeatable", CASES)
 def test_3x3_from_the_empty_board(side, opponent, unbeatable):
     check_against_brute_force(TIC_TAC_TOE, "", side, opponent, unbeatable)
+
+
+@pytest.mark.slow
+def test_the_report_on_3x4_is_the_brute_force():
+    shape = BoardShape(3, 4, 3)
+    brute, start = Brute(shape), start_position(shape)
+    words = {1: "X wins", 0: "draw", -1: "O wins"}[brute.value(start.cells, X)]
+    printed = optimum_report(shape).splitlines()
+    assert printed[0] == f"perfect play from the empty board of 3x4 k=3: {words}"
+    rows = {line[:28].strip(): tuple(float(n) for n in line[28:].split()) for line in printed[2:]}
+    assert len(rows) == len(CASES)
+    for side, opponent, unbeatable in CASES:
+        label = f"{'X' if side == X else 'O'} vs {opponent}" + (", unbeatable" if unbeatable else "")
+        expected = brute.best(OPPONENTS[opponent](-side, TicTacToe(board=shape)), start.cells,
+                              unbeatable)
+        assert rows[label] == tuple(round(share, 6) for share in expected), label
 
 
 @pytest.mark.slow

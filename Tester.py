@@ -7,6 +7,7 @@
     python Tester.py --worst-case Data/Q_MC_O.pth                    # can it be beaten? how?
     python Tester.py --mistakes Data/Q_MC_O.pth                      # where it gives value away
     python Tester.py --optimum                                       # best possible results
+    python Tester.py --optimum --board 4x4 --k 4                     # the same on 4x4 k=4
     python Tester.py --board 4x4 --k 3                               # perfect play on 4x4
     python Tester.py --board 4x4 --k 4 --x Data/my_Q_MC_X_4x4k4.pth --o minimax --exact
     python Tester.py --show-q Data/Q_MC_X.pth --moves "1,1 0,0"      # the table's Q-values
@@ -19,6 +20,7 @@ import os
 import sys
 
 from tictactoe_rl import cli
+from tictactoe_rl.exact.optimum import optimum_report
 from Agent import PolicyUnknown, seats
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from tictactoe_rl.positions import start_position
@@ -31,11 +33,8 @@ from Episode import play_games
 from tictactoe_rl.tables.files import load_table
 from tictactoe_rl.tables.view import UNSEEN, board_grid, show_q
 from tictactoe_rl.training.destination import purpose_of
-from Random_Agent import Random_Agent
-from Random_Agent_Advanced import Random_Agent_Advanced
 from tictactoe_rl.exact.progress import walk_progress
-from tictactoe_rl.exact.solver import (as_outcome, best_response, exact_outcome, minimax_value,
-                                       side_result, worst_case)
+from tictactoe_rl.exact.solver import as_outcome, exact_outcome, side_result, worst_case
 from State import O, State, X, parse_moves, symbol
 from TicTacToe import TicTacToe
 
@@ -160,22 +159,6 @@ def mistakes_report(spec: str, seed: int) -> str:
     return "\n\n".join(parts)
 
 
-def optimum_report() -> str:
-    """The best possible results against ``random`` and ``advanced`` for X and for O, with and
-    without the restriction to policies that can never lose (computed exactly; the figures are pinned in tests/test_solver.py)."""
-    lines = [f"perfect play from the empty board: "
-             f"{ {1: 'X wins', 0: 'draw', -1: 'O wins'}[minimax_value()] }",
-             f"{'best reply':28}{'wins':>10}{'losses':>10}{'draws':>10}"]
-    for name, cls in (("random", Random_Agent), ("advanced", Random_Agent_Advanced)):
-        for side in (X, O):
-            for unbeatable in (False, True):
-                outcome, _ = best_response(cls(-side), unbeatable=unbeatable)
-                wins, losses, draws = side_result(outcome, side)
-                label = f"{symbol(side)} vs {name}" + (", unbeatable" if unbeatable else "")
-                lines.append(f"{label:28}{wins:>10.6f}{losses:>10.6f}{draws:>10.6f}")
-    return "\n".join(lines)
-
-
 def q_values_report(spec: str, moves: str) -> str:
     """The Q-value of every cell after ``moves``, for a table or a DQN network (``dqn:PATH`` or
     ``PATH.pt``) of the 3x3 board, laid out as the board. One of a bigger board is refused in one
@@ -233,7 +216,8 @@ def build_parser() -> cli.Parser:
                         help="every position of its side where the agent's move gives away "
                              "perfect play's value, board by board, and how many it plays right")
     parser.add_argument("--optimum", action="store_true",
-                        help="print the best possible results against random and advanced")
+                        help="print the best possible results against random and advanced, and "
+                             "the best of a player that never loses (on any --board)")
     parser.add_argument("--show-q", metavar="PATH",
                         help="the Q-value of every cell, laid out as the board, in the "
                              "position after --moves, by a table or a DQN network (dqn:PATH)")
@@ -252,7 +236,7 @@ MODES = {"board": {"k", "cache"}, "optimum": set(), "worst-case": {"seed"}, "mis
          "show-q": {"moves"}, "analyse": {"moves", "seed"},
          "": {"x", "o", "games", "seed", "both", "exact"}}
 BOARD_FLAGS = {"board", "k"}
-ON_ANY_BOARD = {"", "worst-case"}   # the modes that measure agents on any board
+ON_ANY_BOARD = {"", "worst-case", "optimum"}   # the modes that measure agents on any board
 
 
 def check_mode(parser: cli.Parser, argv: list[str]) -> str:
@@ -285,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     if mode == "board":
         print("\n".join(board_report(board, args.cache)))
     elif args.optimum:
-        print(optimum_report())
+        print(optimum_report(board))
     elif args.worst_case is not None:
         print(worst_case_report(args.worst_case, args.seed, board))
     elif args.mistakes is not None:

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from Random_Agent import Random_Agent
@@ -12,7 +10,8 @@ from Random_Agent_Advanced import Random_Agent_Advanced
 from State import O, X, symbol
 from TicTacToe import TicTacToe
 from tictactoe_rl.exact.arena import arena_of
-from tictactoe_rl.exact.levels import Progress, TooLarge
+from tictactoe_rl.exact.levels import TooLarge
+from tictactoe_rl.exact.progress import walk_progress
 from tictactoe_rl.exact.sides import solved
 from tictactoe_rl.exact.solver import best_response, side_result
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
@@ -29,26 +28,16 @@ def perfect_value(board: BoardShape) -> int:
     return int(solved(board).value(np.array([key], dtype=np.uint64))[0])
 
 
-def level_lines(label: str) -> Progress:
-    """A walk's progress on standard error: one line, rewritten at each level."""
-    def say(line: str) -> None:
-        print(f"\r{label}: {line}".ljust(79), end="", file=sys.stderr, flush=True)
-    return say
-
-
 def optimum_report(board: BoardShape = TIC_TAC_TOE) -> str:
     """Perfect play's result on ``board``, then the best possible results against ``random``
     and ``advanced`` for X and for O, with and without the restriction to policies that can
-    never lose (they keep perfect play's result in every position), exactly. On a board other
-    than 3x3 each walk's progress goes to standard error; a board whose game does not fit in
-    memory is a one-line ``ValueError``. (3x3's figures are pinned in tests/test_solver.py.)"""
+    never lose (they keep perfect play's result in every position), exactly. A walk longer than a
+    second shows its progress on standard error; a board whose game does not fit in memory is a
+    one-line ``ValueError``. (3x3's figures are pinned in tests/test_solver.py.)"""
     try:
         return "\n".join(report_lines(board))
     except TooLarge as error:
-        raise ValueError(f"--optimum cannot walk {board.name}: {error}") from None
-    finally:
-        if board != TIC_TAC_TOE:     # the progress line goes
-            print("\r".ljust(80) + "\r", end="", file=sys.stderr, flush=True)
+        raise ValueError(f"--optimum: {error}") from None
 
 
 def report_lines(board: BoardShape) -> list[str]:
@@ -61,9 +50,9 @@ def report_lines(board: BoardShape) -> list[str]:
         for side in (X, O):
             for unbeatable in (False, True):
                 label = f"{symbol(side)} vs {name}" + (", unbeatable" if unbeatable else "")
-                outcome, _ = best_response(
-                    cls(-side, env), unbeatable=unbeatable,
-                    progress=None if board == TIC_TAC_TOE else level_lines(label))
+                with walk_progress(label) as progress:
+                    outcome, _ = best_response(cls(-side, env), unbeatable=unbeatable,
+                                               progress=progress)
                 wins, losses, draws = side_result(outcome, side)
                 lines.append(f"{label:28}{wins:>10.6f}{losses:>10.6f}{draws:>10.6f}")
     return lines

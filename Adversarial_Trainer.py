@@ -1,0 +1,170 @@
+"""Adversarial training: a Q-table that learns from its own games until no line of play beats it.
+
+The learner is MC_Trainer.py's Monte Carlo table: after each game, walking its moves backwards,
+the return ``G = gamma * G + reward`` pulls each move's value towards it, ``Q <- Q + alpha * (G -
+Q)``, the same update goes to the position's turned and mirrored copies, and the walk stops at a
+move that explored. What is new is whom it plays. Training goes in rounds:
+
+1. The judge: ``worst_case`` walks every line of play against the greedy table (every move the
+   opponent could make, the table's own move wherever it is to move). If no line beats it, the
+   table is proven unbeatable: training stops, and the table is saved.
+2. Otherwise the exploiter is renewed: the exact ``best_response`` to the greedy table, which
+   knows, for every position the table can be led to, a move that beats it from there if any does.
+3. The learner plays ``--games`` games, exploring epsilon-greedily, against a sparring partner
+   that on each move plays at random with probability ``--random`` (so the learner meets the
+   positions that good play never reaches) and otherwise the exploiter's move, or, where the
+   exploiter knows none (the learner explored), a perfect player's.
+
+The exact tools only choose the opponent and judge the result: every value in the table is an
+average of returns of the learner's own games. A loss teaches the table to avoid the move that
+led to it; the exploiter makes sure the losses come where the table is weakest. Ctrl-C (or a
+spent ``--minutes``) stops after the current game and saves the table as it is.
+
+    python Adversarial_Trainer.py --board 4x4 --k 4 --side X --seed 1
+    python Adversarial_Trainer.py --board 4x4 --k 4 --side O --seed 1
+    python Adversarial_Trainer.py --side O --seed 1          # 3x3: proven in seconds
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Mapping
+
+from tictactoe_rl import cli
+from AI_Agent import AI_Agent
+from Agent import Agent, seats
+from Episode import play_game
+from State import State, symbol
+from TicTacToe import Action, TicTacToe
+from tictactoe_rl.boards.flags import add_board_flags, board_from
+from tictactoe_rl.geometry import TIC_TAC_TOE
+from tictactoe_rl.exact.solver import best_response, worst_case
+from tictactoe_rl.players.specs import make_agent
+from tictactoe_rl.tables.files import check_writable
+from tictactoe_rl.training.destination import Purpose, check_destination
+from tictactoe_rl.training.learners import TableLearner
+from tictactoe_rl.training.loop import StopRequest, run_episodes, save_all
+from tictactoe_rl.training.monte_carlo import refined_update
+from tictactoe_rl.training.options import SIDES, default_file
+from tictactoe_rl.training.rules import chapter_rule
+from tictactoe_rl.training.run import Run, learner_seed
+
+GAMES, RANDOM, ALPHA, GAMMA, MINUTES = 20_000, 0.2, 0.1, 0.95, 15.0
+OUT_NAME = "my_Q_ADV_{side}.pth"
+
+
+class Sparring(Agent):
+    """The learner's opponent: a random move with probability ``chance``; otherwise the move of
+    ``response`` (a policy ``{state: action}``) where it has one, else a perfect player's."""
+
+    def __init__(self, player: int, env: TicTacToe, chance: float, seed: str) -> None:
+        super().__init__(player, env, seed=seed)
+        self.chance = chance
+        self.perfect = make_agent("minimax", player, env, seed=f"{seed}:perfect")
+        self.response: Mapping[State, Action] = {}
+
+    def get_action(self, state: State, epoch: int | None = None) -> Action:
+        if self.rng.random() < self.chance:
+            return self.rng.choice(state.legal_actions())
+        move = self.response.get(state)
+        return move if move is not None else self.perfect.get_action(state)
+
+
+def judged(agent: AI_Agent) -> str | None:
+    """None when no line of play beats the greedy ``agent``; else the shortest line that does."""
+    value, line = worst_case(agent)
+    return None if value >= 0 else " ".join(f"{row},{col}" for row, col in line)
+
+
+def train(args) -> bool:
+    """Train by rounds (see the module's doc) until the table is proven unbeatable, the time runs
+    out or a signal stops it; save it to ``args.out``. Returns whether it was proven."""
+    env = TicTacToe(board=board_from(args))
+    side = SIDES[args.side]
+    path = args.out or default_file(OUT_NAME, args.side, env.shape)
+    check_destination(path, Purpose("table", env.shape, (side,)), args.force, check_writable)
+    # epsilon falls from 1 to 0.01 over the first round, then stays there
+    agent = AI_Agent(side, env, seed=learner_seed(args.seed, "learner"), decay_epochs=args.games)
+    learner = TableLearner(agent, chapter_rule(refined_update), args.gamma, args.alpha)
+    sparring = Sparring(-side, env, args.random, learner_seed(args.seed, "opponent"))
+    x_agent, o_agent = seats(agent, sparring)
+    run = Run([learner], sparring, env, [path], 0, label=f"Adversarial {args.side}")
+    agent.meta = {"algorithm": "MC", "trainer": "adversarial", "side": args.side,
+                  "opponent": f"exploiter, random {args.random}", "gamma": args.gamma,
+                  "alpha": args.alpha, "games_per_round": args.games, "seed": args.seed}
+    if env.shape != TIC_TAC_TOE:
+        agent.meta["board"] = env.shape.name
+
+    def learn(epoch: int) -> State:
+        moves, final = play_game(x_agent, o_agent, env, epoch=epoch)
+        learner.learn(moves, final, epoch)
+        return final
+
+    print(f"Adversarial training: {args.side} on {env.shape.name}, {args.games:,} games a round "
+          f"against the exploiter (random moves {args.random}), alpha {args.alpha}, gamma "
+          f"{args.gamma}, seed {args.seed}")
+    started, done, line, rounds = time.perf_counter(), 0, "", 0
+    with StopRequest() as stop:
+        while not stop.requested:
+            line = judged(agent)
+            seconds = time.perf_counter() - started
+            print(f"round {rounds}: {done:,} games, {seconds:.0f} s: "
+                  + ("no line beats it" if line is None else
+                     f"beaten in {len(line.split())} moves ({line})"), flush=True)
+            if line is None or seconds > 60 * args.minutes:
+                break
+            sparring.response = best_response(agent)[1]
+            rounds += 1
+            done, _ = run_episodes(learn, side, done, done + args.games, f"round {rounds}",
+                                   stop=stop, show_progress=args.progress)
+        stop.saving = True
+        agent.meta.update(episodes_done=done, rounds=rounds, unbeatable=line is None)
+        kept, not_saved = save_all(run, done)
+    if not_saved:
+        raise not_saved[0]
+    where = cli.shown(kept[0])
+    if line is None:
+        print(f"Proven: no line of play beats {symbol(side)}; {done:,} games, "
+              f"{time.perf_counter() - started:.0f} s. Saved to {where}")
+    else:
+        print(f"Not proven: stopped after {rounds} rounds, {done:,} games; saved to {where}")
+    return line is None
+
+
+def build_parser() -> cli.Parser:
+    parser = cli.Parser(prog="Adversarial_Trainer.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--side", choices=sorted(SIDES), default="X",
+                        help="the side the table learns to play (default: X)")
+    parser.add_argument("--games", type=cli.count, default=GAMES,
+                        help=f"games per round (default: {GAMES:,})")
+    parser.add_argument("--random", type=cli.unit_interval, default=RANDOM,
+                        help=f"the sparring partner's share of random moves (default: {RANDOM})")
+    parser.add_argument("--alpha", type=cli.unit_interval, default=ALPHA,
+                        help=f"learning rate (default: {ALPHA})")
+    parser.add_argument("--gamma", type=cli.unit_interval, default=GAMMA,
+                        help=f"discount factor (default: {GAMMA})")
+    parser.add_argument("--minutes", type=float, default=MINUTES,
+                        help=f"stop, unproven, after a round that ends past this time "
+                             f"(default: {MINUTES:g})")
+    parser.add_argument("--seed", type=cli.seed, default=1, help="random seed (default: 1)")
+    parser.add_argument("--out", type=cli.path, default=None, metavar="PATH",
+                        help="where to save the table (default: "
+                             f"{default_file(OUT_NAME, 'X')}, the board's name added on another)")
+    parser.add_argument("--force", action="store_true",
+                        help="let --out replace a file that is not a table of this board and "
+                             "side, or a shipped table (kept as PATH.bak)")
+    parser.add_argument("--no-progress", dest="progress", action="store_false",
+                        help="no progress bar")
+    add_board_flags(parser)
+    return parser
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Train from the command line ``argv``; 0 when the table was proven unbeatable, 1 when it
+    was not (time ran out), the signal's status after Ctrl-C."""
+    return 0 if train(build_parser().parse_args(argv)) else 1
+
+
+if __name__ == "__main__":
+    cli.run(lambda: run(sys.argv[1:]))

@@ -1,9 +1,14 @@
 """Adversarial training: a Q-table that learns from its own games until no line of play beats it.
 
-The learner is MC_Trainer.py's Monte Carlo table: after each game, walking its moves backwards,
-the return ``G = gamma * G + reward`` pulls each move's value towards it, ``Q <- Q + alpha * (G -
-Q)``, the same update goes to the position's turned and mirrored copies, and the walk stops at a
-move that explored. What is new is whom it plays. Training goes in rounds:
+The learner is a Monte Carlo table, as MC_Trainer.py's: after each game, walking its moves
+backwards, the return ``G = gamma * G + reward`` updates each move's value, the same update goes to
+the position's turned and mirrored copies, and the walk stops at a move that explored. One thing
+differs: a return below the value replaces it at once (``Q <- G``), one above pulls it up slowly
+(``Q <- Q + alpha * (G - Q)``). So a move that lost once stays suspect until many games say
+otherwise: against an opponent that exploits every weakness, the average of the returns would
+rate a move that loses now close to one that loses a few moves later, and the table would keep
+changing its mind between them; a loss taken at once makes it hold out. The returns, so the values,
+are still those of its own games. What is new is whom it plays. Training goes in rounds:
 
 1. The judge: ``worst_case`` walks every line of play against the greedy table (every move the
    opponent could make, the table's own move wherever it is to move). If no line beats it, the
@@ -13,7 +18,10 @@ move that explored. What is new is whom it plays. Training goes in rounds:
 3. The learner plays ``--games`` games, exploring epsilon-greedily, against a sparring partner
    that on each move plays at random with probability ``--random`` (so the learner meets the
    positions that good play never reaches) and otherwise the exploiter's move, or, where the
-   exploiter knows none (the learner explored), a perfect player's.
+   exploiter knows none (the learner explored), a perfect player's. A share ``--starts`` of the
+   games start from a position drawn from all those the table can be led to (Monte Carlo's
+   "exploring starts"): a table knows nothing of a position it never met, and there are far more
+   of them than games from the empty board reach.
 
 The exact tools only choose the opponent and judge the result: every value in the table is an
 average of returns of the learner's own games. A loss teaches the table to avoid the move that
@@ -32,25 +40,25 @@ import time
 from collections.abc import Mapping
 
 from tictactoe_rl import cli
-from AI_Agent import AI_Agent
+from AI_Agent import AI_Agent, greedy_action
 from Agent import Agent, seats
-from Episode import play_game
+from Episode import learning_steps, play_game
 from State import State, symbol
 from TicTacToe import Action, TicTacToe
 from tictactoe_rl.boards.flags import add_board_flags, board_from
 from tictactoe_rl.geometry import TIC_TAC_TOE
 from tictactoe_rl.exact.solver import best_response, worst_case
+from tictactoe_rl.exact.symmetry import images
 from tictactoe_rl.players.specs import make_agent
 from tictactoe_rl.tables.files import check_writable
 from tictactoe_rl.training.destination import Purpose, check_destination
 from tictactoe_rl.training.learners import TableLearner
 from tictactoe_rl.training.loop import StopRequest, run_episodes, save_all
-from tictactoe_rl.training.monte_carlo import refined_update
 from tictactoe_rl.training.options import SIDES, default_file
 from tictactoe_rl.training.rules import chapter_rule
 from tictactoe_rl.training.run import Run, learner_seed
 
-GAMES, RANDOM, ALPHA, GAMMA, MINUTES = 20_000, 0.2, 0.1, 0.95, 15.0
+GAMES, RANDOM, STARTS, ALPHA, GAMMA, MINUTES = 20_000, 0.2, 0.5, 0.1, 0.95, 15.0
 OUT_NAME = "my_Q_ADV_{side}.pth"
 
 
@@ -71,6 +79,23 @@ class Sparring(Agent):
         return move if move is not None else self.perfect.get_action(state)
 
 
+def update(Q: dict, steps: list[tuple], final: State, side: int, gamma: float,
+           alpha: float) -> None:
+    """Walking ``steps`` (the learner's ``(state, action, reward)``, rewards X's) backwards: the
+    return ``G`` replaces a larger value at once and pulls a smaller one up by ``alpha``, for the
+    pair and its images; the walk stops after a move that was not the greedy one."""
+    G = 0.0
+    for walked, (state, action, reward) in enumerate(reversed(steps)):
+        G = gamma * G + side * reward
+        explored = walked < len(steps) - 1 and action != greedy_action(Q, state)
+        old = Q.get((state, action), 0.0)
+        new = G if G < old else old + alpha * (G - old)
+        for pair in images(state, action):
+            Q[pair] = new
+        if explored:
+            break
+
+
 def judged(agent: AI_Agent) -> str | None:
     """None when no line of play beats the greedy ``agent``; else the shortest line that does."""
     value, line = worst_case(agent)
@@ -80,30 +105,36 @@ def judged(agent: AI_Agent) -> str | None:
 def train(args) -> bool:
     """Train by rounds (see the module's doc) until the table is proven unbeatable, the time runs
     out or a signal stops it; save it to ``args.out``. Returns whether it was proven."""
+    cli.stop_at_unwritten_piece(AI_Agent.epsilon_greedy, learning_steps)   # students' version
     env = TicTacToe(board=board_from(args))
     side = SIDES[args.side]
     path = args.out or default_file(OUT_NAME, args.side, env.shape)
     check_destination(path, Purpose("table", env.shape, (side,)), args.force, check_writable)
     # epsilon falls from 1 to 0.01 over the first round, then stays there
     agent = AI_Agent(side, env, seed=learner_seed(args.seed, "learner"), decay_epochs=args.games)
-    learner = TableLearner(agent, chapter_rule(refined_update), args.gamma, args.alpha)
+    learner = TableLearner(agent, chapter_rule(update), args.gamma, args.alpha)
     sparring = Sparring(-side, env, args.random, learner_seed(args.seed, "opponent"))
     x_agent, o_agent = seats(agent, sparring)
     run = Run([learner], sparring, env, [path], 0, label=f"Adversarial {args.side}")
     agent.meta = {"algorithm": "MC", "trainer": "adversarial", "side": args.side,
-                  "opponent": f"exploiter, random {args.random}", "gamma": args.gamma,
-                  "alpha": args.alpha, "games_per_round": args.games, "seed": args.seed}
+                  "opponent": f"exploiter, random {args.random}", "starts": args.starts,
+                  "gamma": args.gamma, "alpha": args.alpha, "games_per_round": args.games,
+                  "seed": args.seed}
     if env.shape != TIC_TAC_TOE:
         agent.meta["board"] = env.shape.name
 
+    starts: list[State] = []
+
     def learn(epoch: int) -> State:
-        moves, final = play_game(x_agent, o_agent, env, epoch=epoch)
+        start = sparring.rng.choice(starts) if sparring.rng.random() < args.starts and starts \
+            else None
+        moves, final = play_game(x_agent, o_agent, env, start, epoch)
         learner.learn(moves, final, epoch)
         return final
 
     print(f"Adversarial training: {args.side} on {env.shape.name}, {args.games:,} games a round "
-          f"against the exploiter (random moves {args.random}), alpha {args.alpha}, gamma "
-          f"{args.gamma}, seed {args.seed}")
+          f"against the exploiter (random moves {args.random}, starts {args.starts}), "
+          f"alpha {args.alpha}, gamma {args.gamma}, seed {args.seed}")
     started, done, line, rounds = time.perf_counter(), 0, "", 0
     with StopRequest() as stop:
         while not stop.requested:
@@ -115,6 +146,7 @@ def train(args) -> bool:
             if line is None or seconds > 60 * args.minutes:
                 break
             sparring.response = best_response(agent)[1]
+            starts = list(sparring.response) if args.starts else []
             rounds += 1
             done, _ = run_episodes(learn, side, done, done + args.games, f"round {rounds}",
                                    stop=stop, show_progress=args.progress)
@@ -140,6 +172,9 @@ def build_parser() -> cli.Parser:
                         help=f"games per round (default: {GAMES:,})")
     parser.add_argument("--random", type=cli.unit_interval, default=RANDOM,
                         help=f"the sparring partner's share of random moves (default: {RANDOM})")
+    parser.add_argument("--starts", type=cli.unit_interval, default=STARTS,
+                        help="the share of games that start from a position the table can be "
+                             f"led to, drawn at random (default: {STARTS})")
     parser.add_argument("--alpha", type=cli.unit_interval, default=ALPHA,
                         help=f"learning rate (default: {ALPHA})")
     parser.add_argument("--gamma", type=cli.unit_interval, default=GAMMA,

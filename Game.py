@@ -4,14 +4,12 @@
     python Game.py --x human --o Data/Q_MC_O.pth       # you play X
     python Game.py --x Data/Q_MC_X.pth --o advanced    # watch two computer players
     python Game.py --x human --o human                 # two people, one mouse
-    python Game.py --board 4x4 --k 4                   # four in a row: the proven X table against you
-    python Game.py --board 4x4 --k 4 --x human --o Data/Q_ADV_O_4x4k4.pth   # you play X
+    python Game.py --board 4x4 --k 4                   # four in a row on 4x4: advanced against you
 
 Click an empty cell to move. R starts a new game, H shows what the computer thinks of each empty
 cell (its Q-values, or its move probabilities; they stay up after its move until the next move or
-key), Esc, Ctrl-C or closing the window quits. ``--board``/``--k`` play any board up to 5x5: on
-4x4 k=4 X is the shipped table that no line of play beats (Adversarial_Trainer.py), on any other
-board but 3x3 ``advanced``, unless ``--x`` says otherwise.
+key), Esc, Ctrl-C or closing the window quits. ``--board``/``--k`` play any board up to 5x5; the
+shipped X table knows 3x3 only, so on any other board X is ``advanced`` unless ``--x`` says so.
 """
 
 from __future__ import annotations
@@ -44,21 +42,15 @@ from TicTacToe import Action, TicTacToe
 DEFAULT_TABLE = "Data/Q_MC_X.pth"
 DEFAULT_X = os.path.join(os.path.dirname(os.path.abspath(__file__)), *DEFAULT_TABLE.split("/"))
 DEFAULT_O = "human"
-OTHER_BOARD_X = "advanced"   # X on a board no shipped X table fits
-# The shipped X tables of the other boards, by board: proven unbeatable (Adversarial_Trainer.py).
-BOARD_TABLES = {BoardShape(4, 4, 4): "Data/Q_ADV_X_4x4k4.pth"}
+OTHER_BOARD_X = "advanced"   # X on any board but 3x3 k=3, which the shipped table does not fit
 DEFAULT_DELAY = 1.5      # seconds a finished game stays on screen
 HUMAN_PAUSE = 1.0        # ... and at least this long when a person plays, even with --delay 0
 THINK_SHARE = 1 / 3      # the computer's pause before a move, as a share of the delay
 
 
 def default_x(board: BoardShape) -> str:
-    """X's player when none is named: the board's shipped table (``DEFAULT_X`` on 3x3 k=3,
-    ``BOARD_TABLES`` on others), ``OTHER_BOARD_X`` on a board without one."""
-    if board == TIC_TAC_TOE:
-        return DEFAULT_X
-    table = BOARD_TABLES.get(board)
-    return cli.repository_file(table) if table else OTHER_BOARD_X
+    """X's player when none is named: the shipped table on 3x3 k=3, ``OTHER_BOARD_X`` elsewhere."""
+    return DEFAULT_X if board == TIC_TAC_TOE else OTHER_BOARD_X
 
 
 class Game:
@@ -264,9 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--x", default=None, metavar="SPEC",
                         help=f"who plays X: human, random, advanced, minimax, playout, mcts, a "
                              f"Q-table path or a DQN network (dqn:PATH) (default: {DEFAULT_TABLE} "
-                             f"beside Game.py on 3x3 k=3, "
-                             f"{BOARD_TABLES[BoardShape(4, 4, 4)]} on 4x4 k=4, {OTHER_BOARD_X} "
-                             "on any other board)")
+                             f"beside Game.py on 3x3 k=3; {OTHER_BOARD_X} on any other board, as "
+                             "that table is for 3x3 only)")
     parser.add_argument("--o", default=DEFAULT_O, metavar="SPEC",
                         help=f"who plays O, likewise (default: {DEFAULT_O})")
     parser.add_argument("--games", type=cli.count, default=None, metavar="N",

@@ -17,7 +17,7 @@ TORCH ?= $(if $(filter Linux,$(shell uname -s)),$(if $(NVIDIA_GPU),pin,cpu),pin)
 TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
 TORCH_PIN := $(shell grep -E '^torch==' requirements.txt)
 
-.PHONY: venv extras notebook play train dqn test test-all bench bench-dqn data data-4x4 compare curves docs exercise check nim clean
+.PHONY: venv extras notebook play train dqn test test-all bench bench-dqn data compare curves docs exercise check nim clean
 
 # More flags for a target's script, e.g. make train ARGS="--epochs 500000" or
 # make compare ARGS="--epochs 20000" (the tests run every target this way, at small sizes).
@@ -79,11 +79,6 @@ bench-dqn: venv
 data: venv
 	$(PY) MC_Trainer.py --side X --opponent advanced+minimax --epochs 1000000 --seed 1 --out Data/Q_MC_X.pth --force
 	$(PY) MC_Trainer.py --side O --opponent random+minimax --epochs 1000000 --seed 1 --out Data/Q_MC_O.pth --force
-
-# The shipped 4x4 k=4 tables: trained against exploiters until worst_case proves no line beats them.
-data-4x4: venv
-	$(PY) Adversarial_Trainer.py --board 4x4 --k 4 --side X --seed 1 --out Data/Q_ADV_X_4x4k4.pth --force
-	$(PY) Adversarial_Trainer.py --board 4x4 --k 4 --side O --seed 1 --out Data/Q_ADV_O_4x4k4.pth --force
 
 # MC vs SARSA vs Q-learning vs self-play at equal episodes, exact results.
 compare: venv

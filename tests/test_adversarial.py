@@ -16,6 +16,8 @@ from tictactoe_rl.exact.solver import worst_case
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.exercise_piece(1)     # epsilon_greedy
+@pytest.mark.exercise_piece(5)     # learning_steps
 @pytest.mark.parametrize("side, player", [("X", X), ("O", O)])
 def test_the_trained_table_is_proven_unbeatable(tmp_path, capsys, side, player):
     out = tmp_path / f"adv_{side}.pth"
@@ -30,6 +32,8 @@ def test_the_trained_table_is_proven_unbeatable(tmp_path, capsys, side, player):
     assert worst_case(agent) == (0, None)       # 3x3: perfect play draws, so at best a draw
 
 
+@pytest.mark.exercise_piece(1)
+@pytest.mark.exercise_piece(5)
 def test_a_spent_time_budget_saves_the_table_unproven(tmp_path, capsys):
     out = tmp_path / "adv.pth"
     status = Adversarial_Trainer.run(["--seed", "1", "--games", "10", "--minutes", "0",

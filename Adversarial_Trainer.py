@@ -20,8 +20,9 @@ are still those of its own games. What is new is whom it plays. Training goes in
    positions that good play never reaches) and otherwise the exploiter's move, or, where the
    exploiter knows none (the learner explored), a perfect player's. A share ``--starts`` of the
    games start from a position drawn from all those the table can be led to (Monte Carlo's
-   "exploring starts"): a table knows nothing of a position it never met, and there are far more
-   of them than games from the empty board reach.
+   "exploring starts"; first a number of moves, then a position with that many): a table knows
+   nothing of a position it never met, and there are far more of them than games from the empty
+   board reach.
 
 The exact tools only choose the opponent and judge the result: every value in the table is an
 average of returns of the learner's own games. A loss teaches the table to avoid the move that
@@ -96,6 +97,14 @@ def update(Q: dict, steps: list[tuple], final: State, side: int, gamma: float,
             break
 
 
+def by_moves(positions) -> list[list[State]]:
+    """``positions`` grouped by how many moves were played, fewest first."""
+    groups: dict[int, list[State]] = {}
+    for state in positions:
+        groups.setdefault(sum(map(bool, state.cells)), []).append(state)
+    return [groups[moves] for moves in sorted(groups)]
+
+
 def judged(agent: AI_Agent) -> str | None:
     """None when no line of play beats the greedy ``agent``; else the shortest line that does."""
     value, line = worst_case(agent)
@@ -123,11 +132,13 @@ def train(args) -> bool:
     if env.shape != TIC_TAC_TOE:
         agent.meta["board"] = env.shape.name
 
-    starts: list[State] = []
+    starts: list[list[State]] = []
 
     def learn(epoch: int) -> State:
-        start = sparring.rng.choice(starts) if sparring.rng.random() < args.starts and starts \
-            else None
+        # a start: first a number of moves played, then a position with that many, so that the
+        # few early positions, whose holes cost most, are met as often as the many late ones
+        start = sparring.rng.choice(sparring.rng.choice(starts)) \
+            if sparring.rng.random() < args.starts and starts else None
         moves, final = play_game(x_agent, o_agent, env, start, epoch)
         learner.learn(moves, final, epoch)
         return final
@@ -146,7 +157,7 @@ def train(args) -> bool:
             if line is None or seconds > 60 * args.minutes:
                 break
             sparring.response = best_response(agent)[1]
-            starts = list(sparring.response) if args.starts else []
+            starts = by_moves(sparring.response) if args.starts else []
             rounds += 1
             done, _ = run_episodes(learn, side, done, done + args.games, f"round {rounds}",
                                    stop=stop, show_progress=args.progress)

@@ -111,9 +111,10 @@ def judged(agent: AI_Agent) -> str | None:
     return None if value >= 0 else " ".join(f"{row},{col}" for row, col in line)
 
 
-def train(args) -> bool:
+def train(args) -> int:
     """Train by rounds (see the module's doc) until the table is proven unbeatable, the time runs
-    out or a signal stops it; save it to ``args.out``. Returns whether it was proven."""
+    out or a signal stops it; save it to ``args.out``. Returns the exit status: 0 proven, 1 not
+    proven when the time ran out, ``cli.stop_status`` of the signal (130 after Ctrl-C)."""
     cli.stop_at_unwritten_piece(AI_Agent.epsilon_greedy, learning_steps)   # students' version
     env = TicTacToe(board=board_from(args))
     side = SIDES[args.side]
@@ -172,7 +173,7 @@ def train(args) -> bool:
               f"{time.perf_counter() - started:.0f} s. Saved to {where}")
     else:
         print(f"Not proven: stopped after {rounds} rounds, {done:,} games; saved to {where}")
-    return line is None
+    return 0 if line is None else cli.stop_status(stop.number) if stop.requested else 1
 
 
 def build_parser() -> cli.Parser:
@@ -209,7 +210,7 @@ def build_parser() -> cli.Parser:
 def run(argv: list[str] | None = None) -> int:
     """Train from the command line ``argv``; 0 when the table was proven unbeatable, 1 when it
     was not (time ran out), the signal's status after Ctrl-C."""
-    return 0 if train(build_parser().parse_args(argv)) else 1
+    return train(build_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

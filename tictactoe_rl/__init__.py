@@ -59,9 +59,9 @@ _EXPORTS = {
 # them (a json.py, say) is not one of the course's, and the check deals with it. The self-check,
 # check.py, is a script no course file imports: a user's module named ``check`` simply wins.
 COURSE_MODULES = (
-    "AI_Agent", "Agent", "DQN_Trainer", "Episode", "ExpectedSARSA_Trainer", "Game", "Graphics",
-    "Human_Agent", "MC_Trainer", "Q_Trainer", "Random_Agent", "Random_Agent_Advanced",
-    "SARSA_Trainer", "State", "Tester", "TicTacToe")
+    "AI_Agent", "Adversarial_Trainer", "Agent", "DQN_Trainer", "Episode", "ExpectedSARSA_Trainer",
+    "Game", "Graphics", "Human_Agent", "MC_Trainer", "Q_Trainer", "Random_Agent",
+    "Random_Agent_Advanced", "SARSA_Trainer", "State", "Tester", "TicTacToe")
 
 
 def course_modules() -> list[str]:

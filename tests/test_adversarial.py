@@ -34,13 +34,15 @@ def test_the_trained_table_is_proven_unbeatable(tmp_path, capsys, side, player):
 
 @pytest.mark.exercise_piece(1)
 @pytest.mark.exercise_piece(5)
-def test_a_spent_time_budget_saves_the_table_unproven(tmp_path, capsys):
+def test_a_spent_time_budget_saves_the_table_unproven_on_4x4(tmp_path, capsys):
     out = tmp_path / "adv.pth"
-    status = Adversarial_Trainer.run(["--seed", "1", "--games", "10", "--minutes", "0",
-                                      "--out", str(out), "--no-progress"])
+    status = Adversarial_Trainer.run(["--board", "4x4", "--k", "4", "--seed", "1", "--games",
+                                      "10", "--minutes", "0", "--out", str(out), "--no-progress"])
+    printed = capsys.readouterr().out
     assert status == 1
-    assert "Not proven: stopped after 0 rounds" in capsys.readouterr().out
-    assert out.exists()
+    assert "X on 4x4 k=4" in printed and "round 0: 0 games" in printed
+    assert "Not proven: stopped after 0 rounds" in printed
+    assert out.exists()          # an empty table: no game was played before the time ran out
 
 
 @pytest.mark.parametrize("flags", [["--games", "-3"], ["--random", "2"], ["--side", "Z"],

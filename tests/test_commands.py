@@ -31,7 +31,7 @@ SMALLER = {"MC_Trainer.py": ["--epochs", "2000"], "SARSA_Trainer.py": ["--epochs
            "examples/train_gymnasium.py": ["--episodes", "500"],
            "examples/train_maskable_ppo.py": ["--steps", "2000"],
            "tools/compare.py": ["--epochs", "300"],
-           "tools/board_compare.py": ["--epochs", "300", "--games", "50"]}
+           "tools/board_compare.py": ["--epochs", "300"]}
 # Flags made smaller only where a command gives them.
 SMALLER_IF_GIVEN = {"Tester.py": {"--games": "4"}}
 # make targets: the ARGS that keep them short (the target's own command line otherwise).

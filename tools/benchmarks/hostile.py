@@ -45,7 +45,7 @@ status, err, before = None, io.StringIO(), cpu()
 if len(sys.argv) > 2:
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         try:
-            cli.run(lambda: mains[sys.argv[2]](sys.argv[3:]))
+            cli.run_main(lambda: mains[sys.argv[2]](sys.argv[3:]))
         except SystemExit as ended:
             status = ended.code
 used = cpu() - before

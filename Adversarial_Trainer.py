@@ -1,37 +1,34 @@
 """Adversarial training: a Q-table that learns from its own games until no line of play beats it.
 
 The learner is a Monte Carlo table, as MC_Trainer.py's: after each game, walking its moves
-backwards, the return ``G = gamma * G + reward`` updates each move's value, the same update goes to
-the position's turned and mirrored copies, and the walk stops at a move that explored. One thing
-differs: a return below the value replaces it at once (``Q <- G``), one above pulls it up slowly
-(``Q <- Q + alpha * (G - Q)``). So a move that lost once stays suspect until many games say
-otherwise: against an opponent that exploits every weakness, the average of the returns would
-rate a move that loses now close to one that loses a few moves later, and the table would keep
-changing its mind between them; a loss taken at once makes it hold out. The returns, so the values,
-are still those of its own games. What is new is whom it plays. Training goes in rounds:
+backwards, the return ``G = gamma * G + reward`` updates each move's value, and the same update goes
+to the position's turned and mirrored copies. One thing differs: a return below the value replaces
+it at once (``Q <- G``), one above pulls it up slowly (``Q <- Q + alpha * (G - Q)``), so a move that
+lost once stays suspect until many games say otherwise. What is new is where its games start and
+whom it plays. Training goes in rounds:
 
-1. The judge: ``worst_case`` walks every line of play against the greedy table (every move the
-   opponent could make, the table's own move wherever it is to move). If no line beats it, the
-   table is proven unbeatable: training stops, and the table is saved.
-2. Otherwise the exploiter is renewed: the exact ``best_response`` to the greedy table, which
-   knows, for every position the table can be led to, a move that beats it from there if any does.
-3. The learner plays ``--games`` games, exploring epsilon-greedily, against a sparring partner
-   that on each move plays at random with probability ``--random`` (so the learner meets the
-   positions that good play never reaches) and otherwise the exploiter's move, or, where the
-   exploiter knows none (the learner explored), a perfect player's. A share ``--starts`` of the
-   games start from a position drawn from all those the table can be led to (Monte Carlo's
-   "exploring starts"; first a number of moves, then a position with that many): a table knows
-   nothing of a position it never met, and there are far more of them than games from the empty
-   board reach.
+1. The judge walks every line of play against the greedy table (every move the opponent could
+   make, the table's own move wherever it is to move). If no line beats it, the table is proven
+   unbeatable: training stops and the table is saved. Otherwise the judge names its weak spots,
+   every position the table can be led to from which some line beats it, and an exploiter, the
+   opponent that beats it soonest from wherever it can.
+2. Exploring starts at the weak spots, the nearest loss first: from each, the table plays its
+   greedy move, and the game goes on, the table greedy against the exploiter (or a perfect player
+   where the exploiter does not know the position). If that game is not lost, the spot is mended
+   already (a nearer one's fix reached it); if it is, one game for each of the other moves. Every
+   game's returns update the table, so the next spot's games already meet the mended table.
 
-The exact tools only choose the opponent and judge the result: every value in the table is an
-average of returns of the learner's own games. A loss teaches the table to avoid the move that
-led to it; the exploiter makes sure the losses come where the table is weakest. Ctrl-C (or a
-spent ``--minutes``) stops after the current game and saves the table as it is.
+Nearest first is what makes it quick: a loss two plies away names the move that caused it, and
+once those are mended the losses further away are the ones their earlier moves cause.
+
+The exact tools only choose where games start and who the opponent is: every value in the table is
+made of returns of the learner's own games. A proven table is saved with the positions its play can
+reach only (those it never meets cannot change a game). Ctrl-C (or a spent ``--minutes``) stops
+after the current spot and saves the table as it is.
 
     python Adversarial_Trainer.py --board 4x4 --k 4 --side X --seed 1
     python Adversarial_Trainer.py --board 4x4 --k 4 --side O --seed 1
-    python Adversarial_Trainer.py --side O --seed 1          # 3x3: proven in seconds
+    python Adversarial_Trainer.py --side O --seed 1          # 3x3: proven in a second
 """
 
 from __future__ import annotations
@@ -47,8 +44,9 @@ from Episode import learning_steps, play_game
 from State import State, symbol
 from TicTacToe import Action, TicTacToe
 from tictactoe_rl.boards.flags import add_board_flags, board_from
+from tictactoe_rl.boards.perfect import solver_of
 from tictactoe_rl.geometry import TIC_TAC_TOE
-from tictactoe_rl.exact.solver import best_response, worst_case
+from tictactoe_rl.exact.solver import reachable, weaknesses
 from tictactoe_rl.exact.symmetry import images
 from tictactoe_rl.players.specs import make_agent
 from tictactoe_rl.tables.files import check_writable
@@ -59,134 +57,138 @@ from tictactoe_rl.training.options import SIDES, default_file
 from tictactoe_rl.training.rules import chapter_rule
 from tictactoe_rl.training.run import Run, learner_seed
 
-GAMES, RANDOM, STARTS, ALPHA, GAMMA, MINUTES = 20_000, 0.2, 0.5, 0.1, 0.95, 15.0
+ALPHA, GAMMA, MINUTES = 0.1, 0.95, 15.0
 OUT_NAME = "my_Q_ADV_{side}.pth"
 
 
-class Sparring(Agent):
-    """The learner's opponent: a random move with probability ``chance``; otherwise the move of
-    ``response`` (a policy ``{state: action}``) where it has one, else a perfect player's."""
+class Exploiter(Agent):
+    """The learner's opponent: the move of ``response`` (a policy ``{state: action}``) where it
+    has one, else a perfect player's."""
 
-    def __init__(self, player: int, env: TicTacToe, chance: float, seed: str) -> None:
+    def __init__(self, player: int, env: TicTacToe, seed: str) -> None:
         super().__init__(player, env, seed=seed)
-        self.chance = chance
         self.perfect = make_agent("minimax", player, env, seed=f"{seed}:perfect")
         self.response: Mapping[State, Action] = {}
 
     def get_action(self, state: State, epoch: int | None = None) -> Action:
-        if self.rng.random() < self.chance:
-            return self.rng.choice(state.legal_actions())
         move = self.response.get(state)
         return move if move is not None else self.perfect.get_action(state)
+
+
+class ExploringStart(Agent):
+    """The learner in a game that starts at a weak spot: its move there is ``first``, then its
+    greedy moves."""
+
+    def __init__(self, agent: AI_Agent) -> None:
+        super().__init__(agent.player, agent.env)
+        self.agent = agent
+        self.first: Action | None = None
+
+    def get_action(self, state: State, epoch: int | None = None) -> Action:
+        move, self.first = self.first, None
+        return move if move is not None else greedy_action(self.agent.Q, state)
 
 
 def update(Q: dict, steps: list[tuple], final: State, side: int, gamma: float,
            alpha: float) -> None:
     """Walking ``steps`` (the learner's ``(state, action, reward)``, rewards X's) backwards: the
     return ``G`` replaces a larger value at once and pulls a smaller one up by ``alpha``, for the
-    pair and its images; the walk stops after a move that was not the greedy one."""
+    pair and its images."""
     G = 0.0
-    for walked, (state, action, reward) in enumerate(reversed(steps)):
+    for state, action, reward in reversed(steps):
         G = gamma * G + side * reward
-        explored = walked < len(steps) - 1 and action != greedy_action(Q, state)
         old = Q.get((state, action), 0.0)
         new = G if G < old else old + alpha * (G - old)
         for pair in images(state, action):
             Q[pair] = new
-        if explored:
-            break
 
 
-def by_moves(positions) -> list[list[State]]:
-    """``positions`` grouped by how many moves were played, fewest first."""
-    groups: dict[int, list[State]] = {}
-    for state in positions:
-        groups.setdefault(sum(map(bool, state.cells)), []).append(state)
-    return [groups[moves] for moves in sorted(groups)]
-
-
-def judged(agent: AI_Agent) -> str | None:
-    """None when no line of play beats the greedy ``agent``; else the shortest line that does."""
-    value, line = worst_case(agent)
-    return None if value >= 0 else " ".join(f"{row},{col}" for row, col in line)
+def keep_reachable(agent: AI_Agent) -> None:
+    """Drop from the table every position the greedy agent's play cannot reach."""
+    met = set(reachable(agent))
+    kept = {pair: value for pair, value in agent.Q.items() if pair[0] in met}
+    agent.Q.clear()
+    agent.Q.update(kept)
 
 
 def train(args) -> int:
     """Train by rounds (see the module's doc) until the table is proven unbeatable, the time runs
     out or a signal stops it; save it to ``args.out``. Returns the exit status: 0 proven, 1 not
     proven when the time ran out, ``cli.stop_status`` of the signal (130 after Ctrl-C)."""
-    cli.stop_at_unwritten_piece(AI_Agent.epsilon_greedy, learning_steps)   # students' version
+    cli.stop_at_unwritten_piece(learning_steps)          # the students' version
     env = TicTacToe(board=board_from(args))
     side = SIDES[args.side]
     path = args.out or default_file(OUT_NAME, args.side, env.shape)
+    if solver_of(env.shape).value() * side < 0:
+        raise ValueError(f"no {args.side} can be unbeatable on {env.shape.name}: perfect play by "
+                         f"{symbol(-side)} wins there; train {symbol(-side)} instead")
     check_destination(path, Purpose("table", env.shape, (side,)), args.force, check_writable)
-    # epsilon falls from 1 to 0.01 over the first round, then stays there
-    agent = AI_Agent(side, env, seed=learner_seed(args.seed, "learner"), decay_epochs=args.games)
+    agent = AI_Agent(side, env, seed=learner_seed(args.seed, "learner"), train=False)
     learner = TableLearner(agent, chapter_rule(update), args.gamma, args.alpha)
-    sparring = Sparring(-side, env, args.random, learner_seed(args.seed, "opponent"))
-    x_agent, o_agent = seats(agent, sparring)
-    run = Run([learner], sparring, env, [path], 0, label=f"Adversarial {args.side}")
+    exploiter = Exploiter(-side, env, learner_seed(args.seed, "opponent"))
+    starter = ExploringStart(agent)
+    x_agent, o_agent = seats(starter, exploiter)
+    run = Run([learner], exploiter, env, [path], 0, label=f"Adversarial {args.side}")
     agent.meta = {"algorithm": "MC", "trainer": "adversarial", "side": args.side,
-                  "opponent": f"exploiter, random {args.random}", "starts": args.starts,
-                  "gamma": args.gamma, "alpha": args.alpha, "games_per_round": args.games,
-                  "seed": args.seed}
+                  "opponent": "exploiter", "starts": "weak spots", "gamma": args.gamma,
+                  "alpha": args.alpha, "seed": args.seed}
     if env.shape != TIC_TAC_TOE:
         agent.meta["board"] = env.shape.name
+    spots: list[tuple[State, int]] = []
+    games = 0
 
-    starts: list[list[State]] = []
-
-    def learn(epoch: int) -> State:
-        # a start: first a number of moves played, then a position with that many, so that the
-        # few early positions, whose holes cost most, are met as often as the many late ones
-        start = sparring.rng.choice(sparring.rng.choice(starts)) \
-            if sparring.rng.random() < args.starts and starts else None
-        moves, final = play_game(x_agent, o_agent, env, start, epoch)
-        learner.learn(moves, final, epoch)
+    def play_from(spot: int) -> State:
+        # the greedy move first; the others only if it still loses
+        nonlocal games
+        state = spots[spot][0]
+        greedy = greedy_action(agent.Q, state)
+        for move in [greedy] + [move for move in state.legal_actions() if move != greedy]:
+            starter.first = move
+            moves, final = play_game(x_agent, o_agent, env, state)
+            learner.learn(moves, final, games)
+            games += 1
+            if move == greedy and final.end_of_game != -side:
+                break
         return final
 
-    print(f"Adversarial training: {args.side} on {env.shape.name}, {args.games:,} games a round "
-          f"against the exploiter (random moves {args.random}, starts {args.starts}), "
-          f"alpha {args.alpha}, gamma {args.gamma}, seed {args.seed}")
-    started, done, line, rounds = time.perf_counter(), 0, "", 0
+    print(f"Adversarial training: {args.side} on {env.shape.name}, exploring starts at the "
+          f"weak spots against the exploiter, alpha {args.alpha}, gamma {args.gamma}, "
+          f"seed {args.seed}")
+    started, rounds, proven = time.perf_counter(), 0, False
     with StopRequest() as stop:
         while not stop.requested:
-            line = judged(agent)
+            spots, exploiter.response = weaknesses(agent)
+            proven = not spots
             seconds = time.perf_counter() - started
-            print(f"round {rounds}: {done:,} games, {seconds:.0f} s: "
-                  + ("no line beats it" if line is None else
-                     f"beaten in {len(line.split())} moves ({line})"), flush=True)
-            if line is None or seconds > 60 * args.minutes:
+            print(f"round {rounds}: {games:,} games, {seconds:.0f} s: "
+                  + ("no line beats it" if proven else f"{len(spots):,} weak spots, the "
+                     f"nearest loss {spots[0][1]} plies away"), flush=True)
+            if proven or seconds > 60 * args.minutes:
                 break
-            sparring.response = best_response(agent)[1]
-            starts = by_moves(sparring.response) if args.starts else []
             rounds += 1
-            done, _ = run_episodes(learn, side, done, done + args.games, f"round {rounds}",
-                                   stop=stop, show_progress=args.progress)
+            run_episodes(play_from, side, 0, len(spots), f"round {rounds}, weak spots", stop=stop,
+                         show_progress=args.progress)
         stop.saving = True
-        agent.meta.update(episodes_done=done, rounds=rounds, unbeatable=line is None)
-        kept, not_saved = save_all(run, done)
+        if proven:
+            keep_reachable(agent)
+        agent.meta.update(rounds=rounds, unbeatable=proven,
+                          seconds=round(time.perf_counter() - started, 1))
+        kept, not_saved = save_all(run, games)
     if not_saved:
         raise not_saved[0]
     where = cli.shown(kept[0])
-    if line is None:
-        print(f"Proven: no line of play beats {symbol(side)}; {done:,} games, "
+    if proven:
+        print(f"Proven: no line of play beats {symbol(side)}; {games:,} games, "
               f"{time.perf_counter() - started:.0f} s. Saved to {where}")
     else:
-        print(f"Not proven: stopped after {rounds} rounds, {done:,} games; saved to {where}")
-    return 0 if line is None else cli.stop_status(stop.number) if stop.requested else 1
+        print(f"Not proven: stopped after {rounds} rounds, {games:,} games; saved to {where}")
+    return 0 if proven else cli.stop_status(stop.number) if stop.requested else 1
 
 
 def build_parser() -> cli.Parser:
     parser = cli.Parser(prog="Adversarial_Trainer.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--side", choices=sorted(SIDES), default="X",
                         help="the side the table learns to play (default: X)")
-    parser.add_argument("--games", type=cli.count, default=GAMES,
-                        help=f"games per round (default: {GAMES:,})")
-    parser.add_argument("--random", type=cli.unit_interval, default=RANDOM,
-                        help=f"the sparring partner's share of random moves (default: {RANDOM})")
-    parser.add_argument("--starts", type=cli.unit_interval, default=STARTS,
-                        help="the share of games that start from a position the table can be "
-                             f"led to, drawn at random (default: {STARTS})")
     parser.add_argument("--alpha", type=cli.unit_interval, default=ALPHA,
                         help=f"learning rate (default: {ALPHA})")
     parser.add_argument("--gamma", type=cli.unit_interval, default=GAMMA,
@@ -194,7 +196,9 @@ def build_parser() -> cli.Parser:
     parser.add_argument("--minutes", type=float, default=MINUTES,
                         help=f"stop, unproven, after a round that ends past this time "
                              f"(default: {MINUTES:g})")
-    parser.add_argument("--seed", type=cli.seed, default=1, help="random seed (default: 1)")
+    parser.add_argument("--seed", type=cli.seed, default=1,
+                        help="random seed: the perfect player's choice among equally good moves "
+                             "(default: 1)")
     parser.add_argument("--out", type=cli.path, default=None, metavar="PATH",
                         help="where to save the table (default: "
                              f"{default_file(OUT_NAME, 'X')}, the board's name added on another)")

@@ -8,6 +8,7 @@ evaluated exactly, on 3x3 and on the bigger boards alike (3x4, 4x4 k=3, 4x4 k=4)
 - ``best_response(opponent)``: the best expected result any policy can get against ``opponent``,
   and a policy that gets it (optionally only among policies that can never lose).
 - ``worst_case(agent)``: the worst result an opponent can bring about, and a line that does it.
+- ``weaknesses(agent)``: every position from which it can be beaten, and an opponent that does.
 
 Each walk (``tictactoe_rl.exact.levels``) visits every position the agents can reach with
 probability above zero, once: a deterministic agent fixes its side's moves, so the walk branches
@@ -228,24 +229,36 @@ def best_response(opponent, unbeatable: bool = False, state: State | None = None
     return as_outcome(*below[0].tolist()), policy
 
 
-def worst_case(agent, state: State | None = None,
-               progress: Progress | None = None) -> tuple[int, list[Action] | None]:
-    """The worst result any opponent can bring about against ``agent`` (from the agent's side:
-    -1 it can be beaten, 0 at worst a draw, 1 it always wins) and, when it can be beaten, the
-    shortest line of moves (both sides, from ``state``) that beats it; ``None`` otherwise.
-
-    Every move the agent might play (probability above 0) counts: an agent that loses only
-    sometimes can still be beaten. An illegal move loses at once and ends the line. Among equally
-    short lines, the first in row-major order.
-    """
-    me = agent.player
+def _every_line(agent, state: State | None, progress: Progress | None):
+    """The walk of every line of play against ``agent`` from ``state`` (default: the empty
+    board): the arena, the agent's side, the start and the levels."""
     start = start_of(state, (agent,))
     arena = arena_of(shape_of(start))
     mine = side_of(agent, arena)
     levels = reach(arena, arena.key(start.cells), start.player,
-                   {me: mine, -me: every_move(arena)}, progress=progress)
+                   {agent.player: mine, -agent.player: every_move(arena)}, progress=progress)
+    return arena, mine, start, levels
+
+
+def reachable(agent, state: State | None = None,
+              progress: Progress | None = None) -> list[State]:
+    """Every position, ``agent`` to move, that some line of play from ``state`` leads to."""
+    arena, _, _, levels = _every_line(agent, state, progress)
+    return [_position(arena.shape, tuple(cells), agent.player)
+            for level in levels if level.mover == agent.player
+            for cells in arena.board(level.keys[level.going]).tolist()]
+
+
+def _worst_walk(agent, state: State | None, progress: Progress | None):
+    """Every line of play against ``agent`` from ``state``: the arena, the agent's side, the walk's
+    levels and, level by level from the first, each position's worst-case score (``value * PLIES +
+    plies``, from the agent's side) and each going position's pick (column 0: an illegal move,
+    c + 1: cell c); on the opponent's levels the pick is the move that beats the agent soonest or,
+    where none does, holds it to its worst result."""
+    me = agent.player
+    arena, mine, start, levels = _every_line(agent, state, progress)
     never = np.iinfo(np.int64).max
-    below, picks = np.zeros(0, dtype=np.int64), []
+    below, scores, picks = np.zeros(0, dtype=np.int64), [], []
     for level in reversed(levels):
         score = np.zeros(len(level.keys), dtype=np.int64)
         for code, value in _RESULT_VALUE.items():
@@ -257,12 +270,53 @@ def worst_case(agent, state: State | None = None,
                                       child_values(level, below, never)], axis=1)
             pick = options.argmin(axis=1)
             score[level.going] = options[np.arange(len(pick)), pick] + 1
+        scores.append(score)
         picks.append(pick)
         below = score
-    value = int(below[0] // PLIES)
+    return arena, mine, start, levels, scores[::-1], picks[::-1]
+
+
+def worst_case(agent, state: State | None = None,
+               progress: Progress | None = None) -> tuple[int, list[Action] | None]:
+    """The worst result any opponent can bring about against ``agent`` (from the agent's side:
+    -1 it can be beaten, 0 at worst a draw, 1 it always wins) and, when it can be beaten, the
+    shortest line of moves (both sides, from ``state``) that beats it; ``None`` otherwise.
+
+    Every move the agent might play (probability above 0) counts: an agent that loses only
+    sometimes can still be beaten. An illegal move loses at once and ends the line. Among equally
+    short lines, the first in row-major order.
+    """
+    arena, mine, start, levels, scores, picks = _worst_walk(agent, state, progress)
+    value = int(scores[0][0] // PLIES)
     if value >= 0:
         return value, None
-    return value, losing_line(arena, levels, picks[::-1], mine, arena.key(start.cells))
+    return value, losing_line(arena, levels, picks, mine, arena.key(start.cells))
+
+
+def weaknesses(agent, state: State | None = None, progress: Progress | None = None
+               ) -> tuple[list[tuple[State, int]], Policy]:
+    """Where ``agent`` (deterministic) can be beaten, and how: every position of its reach where
+    it is to move and some line of play beats it, with the number of plies to that loss, nearest
+    first; and an exploiter, a policy of the opponent over every position of the reach where the
+    opponent moves, that beats ``agent`` soonest wherever it can (``worst_case``'s line follows it)."""
+    arena, _, _, levels, scores, picks = _worst_walk(agent, state, progress)
+    me, shape = agent.player, arena.shape
+    spots, exploiter_keys, exploiter_cells = [], [], []
+    for level, score, pick in zip(levels, scores, picks):
+        if not len(level.going):
+            continue
+        if level.mover == me:
+            beaten = level.going[score[level.going] < 0]
+            for cells, plies in zip(arena.board(level.keys[beaten]).tolist(),
+                                    (score[beaten] + PLIES).tolist()):
+                spots.append((_position(shape, tuple(cells), me), plies))
+        else:                  # the opponent's every move is legal: no column 0
+            exploiter_keys.append(level.keys[level.going])
+            exploiter_cells.append(pick - 1)
+    spots.sort(key=lambda spot: spot[1])
+    keys = np.concatenate(exploiter_keys or [np.zeros(0, np.uint64)])
+    cells = np.concatenate(exploiter_cells or [np.zeros(0, np.int64)])
+    return spots, ResponsePolicy(arena, -me, keys, cells)
 
 
 def losing_line(arena: Arena, levels: list[Level], picks: list, mine,

@@ -171,17 +171,17 @@ def train(args) -> int:
         stop.saving = True
         if proven:
             keep_reachable(agent)
-        agent.meta.update(rounds=rounds, unbeatable=proven,
-                          seconds=round(time.perf_counter() - started, 1))
+        agent.meta.update(rounds=rounds, unbeatable=proven)
         kept, not_saved = save_all(run, games)
     if not_saved:
         raise not_saved[0]
     where = cli.shown(kept[0])
     if proven:
         print(f"Proven: no line of play beats {symbol(side)}; {games:,} games, "
-              f"{time.perf_counter() - started:.0f} s. Saved to {where}")
+              f"{time.perf_counter() - started:.1f} s. Saved to {where}")
     else:
-        print(f"Not proven: stopped after {rounds} rounds, {games:,} games; saved to {where}")
+        why = cli.stop_note(stop.number).rstrip(".") + ": n" if stop.requested else "N"
+        print(f"{why}ot proven: stopped after {rounds} rounds, {games:,} games; saved to {where}")
     return 0 if proven else cli.stop_status(stop.number) if stop.requested else 1
 
 

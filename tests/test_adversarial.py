@@ -2,6 +2,7 @@
 each side and on two bigger boards, and its command line refuses bad input in one line. (The 4x4 k=4
 runs, minutes each, are in tools/benchmarks/adversarial.py.)"""
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -53,7 +54,8 @@ def test_a_spent_time_budget_saves_the_table_unproven_on_4x4(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("flags, words", [
-    (["--alpha", "2"], "--alpha"), (["--side", "Z"], "--side"), (["--board", "9x9"], "a board has 1 to 5 rows"),
+    (["--alpha", "2"], "--alpha"), (["--side", "Z"], "--side"),
+    (["--board", "9x9"], "a board has 1 to 5 rows"),
     (["--minutes", "soon"], "--minutes"), (["--games", "10"], "--games"),
     (["--board", "3x4", "--k", "3", "--side", "O"], "no O can be unbeatable on 3x4 k=3")])
 def test_bad_input_is_one_line_and_status_2(flags, words):
@@ -61,3 +63,32 @@ def test_bad_input_is_one_line_and_status_2(flags, words):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and words in done.stderr
+
+
+@pytest.mark.parametrize("side, player", [("X", X), ("O", O)])
+def test_the_shipped_4x4_tables_are_proven_unbeatable(side, player):
+    """The two tables Data/ ships for 4x4 k=4 (make data): no line of play beats either, and
+    each keeps only the positions its play reaches."""
+    path = ROOT / "Data" / f"Q_ADV_{side}_4x4k4.pth"
+    agent = AI_Agent(player, TicTacToe(board=BoardShape(4, 4, 4)), Q_table_PATH=str(path),
+                     train=False)
+    assert agent.meta["unbeatable"] is True and agent.meta["trainer"] == "adversarial"
+    assert worst_case(agent) == (0, None)       # perfect play draws 4x4 k=4
+    assert {state for state, _ in agent.Q} <= set(reachable(agent))
+
+
+def test_ctrl_c_stops_after_the_current_spot_and_saves(tmp_path):
+    out = tmp_path / "adv_X.pth"
+    run = subprocess.Popen([sys.executable, "Adversarial_Trainer.py", "--board", "4x4", "--k",
+                            "4", "--out", str(out), "--no-progress"], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = ""
+    while "round 1:" not in line:       # a round of games played, the judge walking again
+        line = run.stdout.readline()
+        assert line, run.stderr.read()
+    run.send_signal(signal.SIGINT)
+    printed, err = run.communicate(timeout=120)
+    assert run.returncode == 130 and err == ""
+    assert "Interrupted: not proven: stopped after 2 rounds" in printed
+    agent = AI_Agent(X, TicTacToe(board=BoardShape(4, 4, 4)), Q_table_PATH=str(out), train=False)
+    assert agent.meta["unbeatable"] is False and len(agent.Q) > 0

@@ -1,16 +1,18 @@
-"""The table against the network on a bigger board, at equal games: where the table runs out.
+"""The table against the network on a bigger board, at equal games, and the table trained until
+no line of play beats it: where each runs out.
 
-Both trainers run as a user runs them, each in a process of its own, with the same board, number
-of games and seed, and their own default parameters otherwise:
+The trainers run as a user runs them, each in a process of its own, with the same board and seed,
+the first two for the same number of games, and their own default parameters otherwise:
 
     python MC_Trainer.py  --board 4x4 --k 4 --epochs 200000 --seed 1 --plot ...
     python DQN_Trainer.py --board 4x4 --k 4 --epochs 200000 --seed 1 --plot ...
+    python Adversarial_Trainer.py --board 4x4 --k 4 --seed 1     # until proven
 
-Then both saved players are measured alike, exactly: every game each can play against ``random``,
+Then the saved players are measured alike, exactly: every game each can play against ``random``,
 ``advanced`` and the perfect player (``tictactoe_rl.exact.opponents``; perfect play draws 4x4 k=4, so
 every loss to it is the learner's mistake); what each keeps (the table's
 entries, the network's weights, the files' sizes); its training time and the process's peak
-memory. ``--plot`` puts the two learning curves side by side in one picture.
+memory. ``--plot`` puts the first two's learning curves side by side in one picture.
 
     python tools/board_compare.py                        # 4x4 k=4, 200,000 games each
     python tools/board_compare.py --epochs 20000 --board 3x4 --k 3 --plot compare.png
@@ -35,7 +37,8 @@ from tictactoe_rl.exact.opponents import exact_results  # noqa: E402
 from tictactoe_rl.players.specs import make_agent  # noqa: E402
 from TicTacToe import TicTacToe  # noqa: E402
 
-TRAINED = re.compile(r"Trained ([\d,]+) episodes in ([\d.]+) s")
+TRAINED = re.compile(r"Trained ([\d,]+) episodes in ([\d.]+) s"
+                     r"|Proven: no line of play beats [XO]; ([\d,]+) games, ([\d.]+) s")
 PEAK = re.compile(r"peak memory (\d+) KiB")
 # Runs a trainer script as `python SCRIPT ARGS` would, then says the process's peak memory (at
 # exit: a script ends through cli.run, which runs the exit handlers and then leaves at once).
@@ -45,8 +48,11 @@ CHILD = ("import atexit, resource, runpy, sys\n"
          "                f'{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss} KiB',"
          " file=sys.stderr))\n"
          "runpy.run_path(script, run_name='__main__')\n")
-PLAYERS = (("Q-table (MC_Trainer.py)", "MC_Trainer.py", "table.pth"),
-           ("network (DQN_Trainer.py)", "DQN_Trainer.py", "network.pt"))
+# (title, script, file, whether it trains for --epochs games and draws a learning curve)
+PLAYERS = (("Q-table (MC_Trainer.py)", "MC_Trainer.py", "table.pth", True),
+           ("network (DQN_Trainer.py)", "DQN_Trainer.py", "network.pt", True),
+           ("proven Q-table (Adversarial_Trainer.py)", "Adversarial_Trainer.py", "proven.pth",
+            False))
 
 
 def train(script: str, args: list[str]) -> tuple[float, int]:
@@ -58,8 +64,8 @@ def train(script: str, args: list[str]) -> tuple[float, int]:
         last = ([line for line in result.stderr.splitlines() if not PEAK.search(line)]
                 or ["(no message)"])[-1]
         cli.fail(f"{script} failed (status {result.returncode}): {last}")
-    seconds, peak = TRAINED.search(result.stdout), PEAK.search(result.stderr)
-    return float(seconds.group(2)), int(peak.group(1)) * 1024
+    trained, peak = TRAINED.search(result.stdout), PEAK.search(result.stderr)
+    return float(trained.group(2) or trained.group(4)), int(peak.group(1)) * 1024
 
 
 def kept(path: str, env: TicTacToe) -> str:
@@ -100,13 +106,15 @@ def main(argv: list[str] | None = None) -> int:
     short = []    # each player's share of games lost to each opponent, and what it keeps
     with tempfile.TemporaryDirectory() as folder:
         curves = []
-        for title, script, name in PLAYERS:
+        for title, script, name, for_epochs in PLAYERS:
             out, curve = os.path.join(folder, name), os.path.join(folder, name + ".png")
+            drawn = for_epochs and args.plot
             seconds, peak = train(script, [
-                "--board", f"{board.rows}x{board.cols}", "--k", str(board.k), "--epochs",
-                str(args.epochs), "--seed", str(args.seed), "--out", out]
-                + (["--plot", curve] if args.plot else []))
-            curves.append(curve)
+                "--board", f"{board.rows}x{board.cols}", "--k", str(board.k), "--seed",
+                str(args.seed), "--out", out]
+                + (["--epochs", str(args.epochs)] if for_epochs else ["--no-progress"])
+                + (["--plot", curve] if drawn else []))
+            curves += [curve] if drawn else []
             size = os.path.getsize(out)
             rows["training"].append(f"{seconds:.0f} s, peak memory {peak / 2**20:,.0f} MB")
             keeps = kept(out, env)
@@ -118,11 +126,13 @@ def main(argv: list[str] | None = None) -> int:
                                                      for _, losses, _ in results.values())
                          + f", keeping {keeps}")
         if args.plot:
-            side_by_side(curves, [title for title, _, _ in PLAYERS], args.plot)
-    print(f"{board.name}, X against random, {args.epochs:,} games each, seed {args.seed}; "
-          f"measured exactly against each opponent:\n")
-    print("| | " + " | ".join(title for title, _, _ in PLAYERS) + " |")
-    print("| --- | --- | --- |")
+            side_by_side(curves, [title for title, *_, for_epochs in PLAYERS if for_epochs],
+                         args.plot)
+    print(f"{board.name}, X, seed {args.seed}: the first two trained against random for "
+          f"{args.epochs:,} games each, the third until proven; measured exactly against each "
+          f"opponent:\n")
+    print("| | " + " | ".join(title for title, *_ in PLAYERS) + " |")
+    print("|" + " --- |" * (len(PLAYERS) + 1))
     names = {"training": "training", "keeps": "what it keeps", "random": "vs random",
              "advanced": "vs advanced", "perfect": "vs the perfect player"}
     for key, cells in rows.items():

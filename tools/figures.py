@@ -144,6 +144,13 @@ def optimum_4x4(repo: Path, writing: bool) -> str:
             f"{time.strftime('%Y-%m-%d')}):\n" + code(printed))
 
 
+def adversarial_4x4(repo: Path, writing: bool) -> str:
+    """The learner proven unbeatable on 4x4 k=4, trained again for each side, and measured."""
+    printed, how = timed_run(repo, "tools/benchmarks/adversarial.py")
+    return (f"\n`python tools/benchmarks/adversarial.py` printed ({how}, "
+            f"{time.strftime('%Y-%m-%d')}):\n" + code(printed))
+
+
 def compare(repo: Path, writing: bool) -> str:
     return "\n" + lines(run(repo, "tools/compare.py")) + "\n\n"
 
@@ -296,6 +303,7 @@ FIGURES = {figure.name: figure for figure in (
     Figure("worst-case", "seconds", worst_case),
     Figure("optimum", "instant", tester_games("--optimum")),
     Figure("optimum-4x4", "minutes", optimum_4x4),
+    Figure("adversarial-4x4", "minutes", adversarial_4x4),
     Figure("show-q", "instant", tester_games("--show-q", "Data/Q_MC_X.pth", "--moves", "1,1 0,0")),
     Figure("tests", "seconds", tests, quoted=True), Figure("curves", "seconds", curves),
     Figure("dqn", "minutes", dqn), Figure("compare", "minutes", compare),

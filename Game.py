@@ -4,12 +4,13 @@
     python Game.py --x human --o Data/Q_MC_O.pth       # you play X
     python Game.py --x Data/Q_MC_X.pth --o advanced    # watch two computer players
     python Game.py --x human --o human                 # two people, one mouse
-    python Game.py --board 4x4 --k 4                   # four in a row on 4x4: advanced against you
+    python Game.py --board 4x4 --k 4                   # four in a row: an X no line beats
 
 Click an empty cell to move. R starts a new game, H shows what the computer thinks of each empty
 cell (its Q-values, or its move probabilities; they stay up after its move until the next move or
-key), Esc, Ctrl-C or closing the window quits. ``--board``/``--k`` play any board up to 5x5; the
-shipped X table knows 3x3 only, so on any other board X is ``advanced`` unless ``--x`` says so.
+key), Esc, Ctrl-C or closing the window quits. ``--board``/``--k`` play any board up to 5x5; X is
+a shipped table on 3x3 and on 4x4 k=4 (there one that no line of play beats,
+``Data/Q_ADV_X_4x4k4.pth``), and ``advanced`` on any other board, unless ``--x`` says otherwise.
 """
 
 from __future__ import annotations
@@ -38,19 +39,23 @@ from tictactoe_rl.players.specs import make_agent
 from State import DRAW, O, O_WON, X, X_WON, State, symbol
 from TicTacToe import Action, TicTacToe
 
-# The shipped table, found beside this file wherever the game is started from.
+# The shipped tables by board, found beside this file wherever the game is started from.
 DEFAULT_TABLE = "Data/Q_MC_X.pth"
-DEFAULT_X = os.path.join(os.path.dirname(os.path.abspath(__file__)), *DEFAULT_TABLE.split("/"))
+DEFAULT_TABLES = {TIC_TAC_TOE: DEFAULT_TABLE, BoardShape(4, 4, 4): "Data/Q_ADV_X_4x4k4.pth"}
 DEFAULT_O = "human"
-OTHER_BOARD_X = "advanced"   # X on any board but 3x3 k=3, which the shipped table does not fit
+OTHER_BOARD_X = "advanced"   # X on a board no shipped table fits
 DEFAULT_DELAY = 1.5      # seconds a finished game stays on screen
 HUMAN_PAUSE = 1.0        # ... and at least this long when a person plays, even with --delay 0
 THINK_SHARE = 1 / 3      # the computer's pause before a move, as a share of the delay
 
 
 def default_x(board: BoardShape) -> str:
-    """X's player when none is named: the shipped table on 3x3 k=3, ``OTHER_BOARD_X`` elsewhere."""
-    return DEFAULT_X if board == TIC_TAC_TOE else OTHER_BOARD_X
+    """X's player when none is named: the board's shipped table, ``OTHER_BOARD_X`` on a board
+    that has none."""
+    table = DEFAULT_TABLES.get(board)
+    if table is None:
+        return OTHER_BOARD_X
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), *table.split("/"))
 
 
 class Game:
@@ -254,10 +259,12 @@ def main(argv: list[str] | None = None) -> int:
                                "its move until the next move or key), Esc, Ctrl-C or "
                                "closing the window quits.")
     parser.add_argument("--x", default=None, metavar="SPEC",
-                        help=f"who plays X: human, random, advanced, minimax, playout, mcts, a "
-                             f"Q-table path or a DQN network (dqn:PATH) (default: {DEFAULT_TABLE} "
-                             f"beside Game.py on 3x3 k=3; {OTHER_BOARD_X} on any other board, as "
-                             "that table is for 3x3 only)")
+                        help="who plays X: human, random, advanced, minimax, playout, mcts, a "
+                             "Q-table path or a DQN network (dqn:PATH) (default: the table "
+                             "shipped for the board, beside Game.py: "
+                             + "; ".join(f"{table} on {board.name}"
+                                         for board, table in DEFAULT_TABLES.items())
+                             + f"; {OTHER_BOARD_X} on any other board)")
     parser.add_argument("--o", default=DEFAULT_O, metavar="SPEC",
                         help=f"who plays O, likewise (default: {DEFAULT_O})")
     parser.add_argument("--games", type=cli.count, default=None, metavar="N",

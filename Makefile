@@ -75,10 +75,13 @@ bench-dqn: venv
 	$(PY) tools/benchmarks/dqn.py $(ARGS)
 
 # The shipped tables: learned from play (Monte Carlo control), against mixed opponents so that
-# they meet strong and weak play alike (--force: they replace the shipped ones, kept as .bak).
+# they meet strong and weak play alike, and on 4x4 k=4 against the exploiter until proven
+# unbeatable (--force: they replace the shipped ones, kept as .bak).
 data: venv
 	$(PY) MC_Trainer.py --side X --opponent advanced+minimax --epochs 1000000 --seed 1 --out Data/Q_MC_X.pth --force
 	$(PY) MC_Trainer.py --side O --opponent random+minimax --epochs 1000000 --seed 1 --out Data/Q_MC_O.pth --force
+	$(PY) Adversarial_Trainer.py --board 4x4 --k 4 --side X --seed 1 --out Data/Q_ADV_X_4x4k4.pth --force
+	$(PY) Adversarial_Trainer.py --board 4x4 --k 4 --side O --seed 1 --out Data/Q_ADV_O_4x4k4.pth --force
 
 # MC vs SARSA vs Q-learning vs self-play at equal episodes, exact results.
 compare: venv

@@ -282,16 +282,19 @@ def test_bad_boards_and_tables_of_another_board_are_one_line(argv, message, caps
     assert err.count("\n") == 1 and message in err
 
 
-def test_the_default_x_is_advanced_off_3x3_and_help_says_so(capsys):
-    game = new_game(None, "human", FOUR)
+def test_the_default_x_is_the_boards_shipped_table_else_advanced_and_help_says_so(capsys):
+    game = new_game(None, "human", WIDE)
     assert game.specs[X] == OTHER_BOARD_X == "advanced"
-    assert game.env.shape == FOUR and game.env.position == start_position(FOUR)
+    assert game.env.shape == WIDE and game.env.position == start_position(WIDE)
+    four = new_game(None, "human", FOUR)
+    assert Path(four.specs[X]) == ROOT / "Data" / "Q_ADV_X_4x4k4.pth"
+    assert four.env.shape == FOUR and four.env.position == start_position(FOUR)
     assert new_game("random", "human", TIC_TAC_TOE).env.shape == TIC_TAC_TOE
     with pytest.raises(SystemExit):
         game_module.main(["--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "--board ROWSxCOLS" in out and "--k K" in out
-    assert "advanced on any other board" in out
+    assert "advanced on any other board" in out and "Data/Q_ADV_X_4x4k4.pth on 4x4 k=4" in out
 
 
 def test_a_computer_game_on_4x4_plays_to_the_end_by_steps():

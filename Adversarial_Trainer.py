@@ -23,8 +23,8 @@ once those are mended the losses further away are the ones their earlier moves c
 
 The exact tools only choose where games start and who the opponent is: every value in the table is
 made of returns of the learner's own games. A proven table is saved with the positions its play can
-reach only (those it never meets cannot change a game). Ctrl-C (or a spent ``--minutes``) stops
-after the current spot and saves the table as it is.
+reach only (those it never meets cannot change a game). Ctrl-C stops after the current spot, a
+spent ``--minutes`` after the round, and either saves the table as it is.
 
     python Adversarial_Trainer.py --board 4x4 --k 4 --side X --seed 1
     python Adversarial_Trainer.py --board 4x4 --k 4 --side O --seed 1
@@ -46,6 +46,7 @@ from TicTacToe import Action, TicTacToe
 from tictactoe_rl.boards.flags import add_board_flags, board_from
 from tictactoe_rl.boards.perfect import solver_of
 from tictactoe_rl.geometry import TIC_TAC_TOE
+from tictactoe_rl.exact.fits import refusal
 from tictactoe_rl.exact.solver import reachable, weaknesses
 from tictactoe_rl.exact.symmetry import images
 from tictactoe_rl.players.specs import make_agent
@@ -119,6 +120,9 @@ def train(args) -> int:
     env = TicTacToe(board=board_from(args))
     side = SIDES[args.side]
     path = args.out or default_file(OUT_NAME, args.side, env.shape)
+    too_large = refusal(env.shape)        # the judge walks the game: it must fit in memory
+    if too_large is not None:
+        raise ValueError(too_large)
     if solver_of(env.shape).value() * side < 0:
         raise ValueError(f"no {args.side} can be unbeatable on {env.shape.name}: perfect play by "
                          f"{symbol(-side)} wins there; train {symbol(-side)} instead")
@@ -193,7 +197,7 @@ def build_parser() -> cli.Parser:
                         help=f"learning rate (default: {ALPHA})")
     parser.add_argument("--gamma", type=cli.unit_interval, default=GAMMA,
                         help=f"discount factor (default: {GAMMA})")
-    parser.add_argument("--minutes", type=float, default=MINUTES,
+    parser.add_argument("--minutes", type=cli.minutes, default=MINUTES,
                         help=f"stop, unproven, after a round that ends past this time "
                              f"(default: {MINUTES:g})")
     parser.add_argument("--seed", type=cli.seed, default=1,

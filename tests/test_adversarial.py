@@ -56,7 +56,8 @@ def test_a_spent_time_budget_saves_the_table_unproven_on_4x4(tmp_path, capsys):
 @pytest.mark.parametrize("flags, words", [
     (["--alpha", "2"], "--alpha"), (["--side", "Z"], "--side"),
     (["--board", "9x9"], "a board has 1 to 5 rows"),
-    (["--minutes", "soon"], "--minutes"), (["--games", "10"], "--games"),
+    (["--minutes", "soon"], "--minutes"), (["--minutes", "nan"], "--minutes"),
+    (["--games", "10"], "--games"), (["--board", "5x5", "--k", "4"], "it needs about"),
     (["--board", "3x4", "--k", "3", "--side", "O"], "no O can be unbeatable on 3x4 k=3")])
 def test_bad_input_is_one_line_and_status_2(flags, words):
     done = subprocess.run([sys.executable, "Adversarial_Trainer.py", *flags], cwd=ROOT,

@@ -2,7 +2,6 @@
 trainers on 4x4 k=4 and 3x4 k=3 -- while 3x3 stays the course's game."""
 
 import io
-import math
 import pickle
 import random
 import zipfile

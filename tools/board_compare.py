@@ -20,7 +20,6 @@ memory. ``--plot`` puts the first two's learning curves side by side in one pict
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import subprocess
@@ -61,8 +60,8 @@ def train(script: str, args: list[str]) -> tuple[float, int]:
     result = subprocess.run([sys.executable, "-c", CHILD, script, *args], cwd=ROOT,
                             capture_output=True, text=True)
     if result.returncode != 0:
-        last = ([line for line in result.stderr.splitlines() if not PEAK.search(line)]
-                or ["(no message)"])[-1]
+        last = ([line for line in (result.stdout + result.stderr).splitlines()
+                 if line.strip() and not PEAK.search(line)] or ["(no message)"])[-1]
         cli.fail(f"{script} failed (status {result.returncode}): {last}")
     trained, peak = TRAINED.search(result.stdout), PEAK.search(result.stderr)
     return float(trained.group(2) or trained.group(4)), int(peak.group(1)) * 1024

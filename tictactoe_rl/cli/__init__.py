@@ -144,6 +144,14 @@ def seconds(text: str) -> float:
     return value
 
 
+def minutes(text: str) -> float:
+    """A number of minutes from 0 to a day."""
+    value = _number(text, float, "a number of minutes")
+    if not 0 <= value <= 24 * 60:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1440 minutes, got {text}")
+    return value
+
+
 def stop_at_unwritten_piece(*functions: Callable) -> None:
     """Raise the stub's ``NotImplementedError`` of the first of ``functions`` that is still an
     exercise stub (``run`` shows it as one line), before a script starts work that needs it."""

@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from State import ONGOING, X
+from State import ONGOING
 from tictactoe_rl.exact.arena import Arena, Keys
 from tictactoe_rl.geometry import BoardShape
 
@@ -65,7 +65,15 @@ class Level:
 
 
 def available_bytes() -> int:
-    """The memory this machine has free (physical pages), or a gigabyte where it cannot say."""
+    """The memory a new walk can have: Linux's MemAvailable (free pages and the cache it can give
+    back), else the free physical pages, or a gigabyte where neither can be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
@@ -139,8 +147,3 @@ def child_values(level: Level, below: np.ndarray, fill) -> np.ndarray:
     absent = level.children < 0
     gathered[absent] = fill
     return gathered
-
-
-def total_positions(levels: list[Level]) -> int:
-    """How many positions the walk holds."""
-    return sum(len(level.keys) for level in levels)

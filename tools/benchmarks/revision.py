@@ -12,7 +12,6 @@ into a temporary folder with ``git worktree`` and removed afterwards.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import subprocess
 import sys

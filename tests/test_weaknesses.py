@@ -67,7 +67,8 @@ def worst_scores(plain: Walk, agent):
     return walk
 
 
-@pytest.mark.parametrize("shape", [TIC_TAC_TOE, WIDE, pytest.param(SQUARE, marks=pytest.mark.slow)],
+@pytest.mark.parametrize("shape", [TIC_TAC_TOE, WIDE,
+                                   pytest.param(SQUARE, marks=pytest.mark.slow)],
                          ids=lambda shape: shape.name)
 @pytest.mark.parametrize("side", [X, O], ids=["X", "O"])
 def test_the_weak_spots_are_the_plain_walks(shape, side):

@@ -298,7 +298,8 @@ def weaknesses(agent, state: State | None = None, progress: Progress | None = No
     """Where ``agent`` (deterministic) can be beaten, and how: every position of its reach where
     it is to move and some line of play beats it, with the number of plies to that loss, nearest
     first; and an exploiter, a policy of the opponent over every position of the reach where the
-    opponent moves, that beats ``agent`` soonest wherever it can (``worst_case``'s line follows it)."""
+    opponent moves, that beats ``agent`` soonest wherever it can (``worst_case``'s line follows
+    it)."""
     arena, _, _, levels, scores, picks = _worst_walk(agent, state, progress)
     me, shape = agent.player, arena.shape
     spots, exploiter_keys, exploiter_cells = [], [], []

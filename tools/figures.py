@@ -169,14 +169,15 @@ def curves(repo: Path, writing: bool) -> str:
 
 @lru_cache(maxsize=1)
 def board_comparison(repo: Path) -> str:
-    """What ``tools/board_compare.py`` prints (about a quarter of an hour: run once for both of
-    its figures), its curves drawn into the scratch copy's Data/."""
+    """What ``tools/board_compare.py`` prints (a quarter of an hour or more: run once for both
+    of its figures), its curves drawn into the scratch copy's Data/."""
     return lines(run(repo, "tools/board_compare.py", "--plot",
                      str(repo / "Data" / "boards_curves.png")))
 
 
 def boards(repo: Path, writing: bool) -> str:
-    """The table against the network on 4x4 k=4, in full, and its curves."""
+    """The table, the network and the proven table on 4x4 k=4, in full, and the first two's
+    curves."""
     printed = board_comparison(repo)
     if writing:
         shutil.copyfile(repo / "Data" / "boards_curves.png",

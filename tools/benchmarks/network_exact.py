@@ -55,7 +55,7 @@ def train(path: str, games: int, seed: int) -> str:
     if done.returncode != 0:
         raise SystemExit(f"DQN_Trainer.py stopped with status {done.returncode}: "
                          f"{done.stderr.strip()[-300:]}")
-    return f"trained {games:,} games (seed {seed}, with its sampled report): {took}"
+    return f"trained {games:,} games (seed {seed}, with its exact report): {took}"
 
 
 def outcome_text(outcome: dict) -> str:

@@ -130,7 +130,8 @@ def test_pip_install_then_gym_make_from_another_folder(tmp_path, editable):
     assert report["mask"] == "9 9" and report["spawn"] == "[1, 1]"
     course = Path(report["course"])
     assert course == source if editable else course.parent.name == "tictactoe_rl"
-    assert (course / "Data" / "Q_MC_X.pth").is_file()
+    for table in ("Q_MC_X.pth", "Q_MC_O.pth", "Q_ADV_X_4x4k4.pth", "Q_ADV_O_4x4k4.pth"):
+        assert (course / "Data" / table).is_file(), table
     # the console commands run the course's scripts; the version is the metadata's
     version = run(str(python), "-c", "from importlib import metadata; "
                   "print(metadata.version('tictactoe-rl-course'))").stdout.strip()

@@ -62,15 +62,15 @@ def main(argv: list[str] | None = None) -> int:
             same = shipped.is_file() and load_table(
                 str(shipped), side=SIDES[side], board=BOARD)[0] == agent.Q
             print(f"{side}: proven in {seconds:.0f} s ({games:,} games; target "
-                  f"{TARGET_MINUTES} minutes), peak memory {peak / 2**20:,.0f} MB; "
-                  f"{len(agent.Q):,} entries, a file of {out.stat().st_size / 2**20:.1f} MB, "
-                  f"{'the same as' if same else 'NOT the same as'} Data/{out.name}; "
-                  f"worst case: {VERDICTS[value]}", flush=True)
+                  f"{TARGET_MINUTES} minutes), peak memory {peak / 2**20:,.0f} MB\n"
+                  f"   {len(agent.Q):,} entries, a file of {out.stat().st_size / 2**20:.1f} MB, "
+                  f"{'the same as' if same else 'NOT the same as'} Data/{out.name}\n"
+                  f"   worst case: {VERDICTS[value]}", flush=True)
             for opponent, shares in exact_results(agent, ("random", "advanced",
                                                           "perfect")).items():
                 rows.append(f"{side} vs {opponent:<10}" + "".join(f"{share:10.6f}"
                                                                 for share in shares))
-    print(f"\n{'proven learner':<24}{'wins':>8}{'losses':>10}{'draws':>10}")
+    print(f"\n{'proven learner':<16}{'wins':>10}{'losses':>10}{'draws':>10}")
     print("\n".join(rows))
     return 0
 

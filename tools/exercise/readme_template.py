@@ -102,11 +102,11 @@ new game; Esc quits. You play X against your O with:
 ## The bonus trainers (piece 5)
 
     python SARSA_Trainer.py    # piece 5: Episode.learning_steps and SARSA_Trainer.update
-    python Q_Trainer.py        # piece 5: Q_Trainer.update
+    python Q_Trainer.py        # piece 5: Episode.learning_steps and Q_Trainer.update
     python nim/play.py         # piece 5: Nim; 10,000 games of self-play, then a game against you
 
-The two trainers have `MC_Trainer.py`'s flags, and since they use only your update rule, all of
-them work, `--plot` and `--opponent self` too.
+The two trainers have `MC_Trainer.py`'s flags, and since they use only your code (the steps of a
+game and the update rule), all of them work, `--plot` and `--opponent self` too.
 
 ## Run the tests
 

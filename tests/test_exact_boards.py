@@ -125,6 +125,10 @@ class Plain:
     def worst(self, agent, cells: tuple, player: int) -> int:
         """The engine's worst-case score for ``agent``: its worst result (its view) times
         ``PLIES`` plus the plies to it; every move of either side with probability above 0."""
+        return self.worst_walk(agent)(cells, player)
+
+    def worst_walk(self, agent):
+        """``worst`` as one remembering walk, to ask about many positions of one agent."""
         @lru_cache(maxsize=None)
         def walk(cells: tuple, player: int) -> int:
             result = self.result(cells)
@@ -133,7 +137,7 @@ class Plain:
             moves = self.probs(agent, cells, player) if player == agent.player else \
                 [cell for cell in range(len(cells)) if cells[cell] == 0]
             return 1 + min(walk(self.play(cells, cell, player), -player) for cell in moves)
-        return walk(cells, player)
+        return walk
 
 
 def shares(outcome: dict) -> tuple:

@@ -7,7 +7,6 @@ first; from each, the exploiter beats the table in that many plies; ``reachable`
 """
 
 import random
-from functools import lru_cache
 
 import pytest
 
@@ -53,20 +52,6 @@ def random_table(shape: BoardShape, side: int, seed: int) -> tuple[AI_Agent, set
     return agent, reach
 
 
-def worst_scores(plain: Walk, agent):
-    """The engine's worst-case score of every position for ``agent``: its worst result (its view)
-    times ``PLIES`` plus the plies to it, by a plain minimax over the opponent's every move."""
-    @lru_cache(maxsize=None)
-    def walk(cells: tuple, player: int) -> int:
-        result = plain.result(cells)
-        if result is not None:
-            return result * agent.player * PLIES
-        moves = plain.probs(agent, cells, player) if player == agent.player else \
-            [cell for cell in range(len(cells)) if cells[cell] == 0]
-        return 1 + min(walk(plain.play(cells, cell, player), -player) for cell in moves)
-    return walk
-
-
 @pytest.mark.parametrize("shape", [TIC_TAC_TOE, WIDE,
                                    pytest.param(SQUARE, marks=pytest.mark.slow)],
                          ids=lambda shape: shape.name)
@@ -74,7 +59,7 @@ def worst_scores(plain: Walk, agent):
 def test_the_weak_spots_are_the_plain_walks(shape, side):
     agent, reach = random_table(shape, side, seed=shape.size + side)
     plain = Walk(shape)
-    score = worst_scores(plain, agent)
+    score = plain.worst_walk(agent)
     spots, exploiter = weaknesses(agent)
     expected = {cells: score(cells, side) + PLIES for cells in reach if score(cells, side) < 0}
     found = {state.cells: plies for state, plies in spots}

@@ -18,6 +18,7 @@ from tictactoe_rl import cli
 import DQN_Trainer
 import Tester
 from tictactoe_rl.tables import course_files, files as Q_Table
+from tictactoe_rl.neural.files import load_network
 from tictactoe_rl.tables.files import TableError, load_table
 from tictactoe_rl.neural.files import NetworkError, load_network
 from tools.hostile.networks import NETWORKS, RESUME, RESUMES, deflate_bomb, good_network
@@ -66,6 +67,20 @@ def test_a_hostile_file_is_refused_with_one_line(tmp_path, kind):
         load_table(path)
     assert_one_line(caught.value, path, words)
     assert "incomplete zip archive" not in str(caught.value)
+
+
+@pytest.mark.parametrize("kind", kinds([*HOSTILE, *ZIPPED]))
+def test_a_hostile_table_file_read_as_a_network_is_refused_too(tmp_path, kind):
+    """Where a command does not know a file's kind it tries a network after a table
+    (``purpose_of``): the network's reader refuses every hostile table file as well, in one
+    line, and a value referred to again and again before it is rebuilt (hashing one never
+    ends)."""
+    path, _ = write_hostile(tmp_path, kind)
+    with pytest.raises(ValueError) as caught:
+        load_network(str(path))
+    assert "\n" not in str(caught.value) and str(caught.value).startswith(f"{path}: ")
+    if "doubling" in kind and "zip" not in kind:
+        assert "nested more than" in str(caught.value)
 
 
 def test_the_stand_ins_refusals_have_their_own_message(tmp_path):

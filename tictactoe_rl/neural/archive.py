@@ -31,6 +31,7 @@ import zlib
 
 import torch
 
+from tictactoe_rl.neural import pickle_shape
 from tictactoe_rl.tables import guard
 
 MAX_MEMBERS = 64                 # the largest network with Adam's state has 46
@@ -170,8 +171,10 @@ def read_payload(data: bytes):
         if info.file_size > MAX_PICKLE_BYTES:
             raise ArchiveError(f"a data.pkl of {info.file_size:,} bytes (a network's is a few "
                                "thousand)")
-        return _Unpickler(archive.read(info), archive, prefix).load()
-    except (ArchiveError, guard.Unlike, guard.Unreadable) as error:
+        pickled = archive.read(info)
+        pickle_shape.check(pickled)
+        return _Unpickler(pickled, archive, prefix).load()
+    except (ArchiveError, guard.Unlike, guard.Unreadable, pickle_shape.TooLarge) as error:
         raise ArchiveError(str(error)) from None
     except KeyError:
         raise ArchiveError("a zip archive without data.pkl, not a torch.save file") from None

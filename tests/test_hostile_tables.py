@@ -18,7 +18,6 @@ from tictactoe_rl import cli
 import DQN_Trainer
 import Tester
 from tictactoe_rl.tables import course_files, files as Q_Table
-from tictactoe_rl.neural.files import load_network
 from tictactoe_rl.tables.files import TableError, load_table
 from tictactoe_rl.neural.files import NetworkError, load_network
 from tools.hostile.networks import NETWORKS, RESUME, RESUMES, deflate_bomb, good_network

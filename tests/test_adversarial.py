@@ -58,7 +58,8 @@ def test_a_spent_time_budget_saves_the_table_unproven_on_4x4(tmp_path, capsys):
     (["--board", "9x9"], "a board has 1 to 5 rows"),
     (["--minutes", "soon"], "--minutes"), (["--minutes", "nan"], "--minutes"),
     (["--games", "10"], "--games"), (["--board", "5x5", "--k", "4"], "it needs about"),
-    (["--board", "3x4", "--k", "3", "--side", "O"], "no O can be unbeatable on 3x4 k=3")])
+    (["--board", "3x4", "--k", "3", "--side", "O"], "no O can be unbeatable on 3x4 k=3"),
+    (["--board", "4x4", "--k", "4", "--out", "Data/Q_ADV_X_4x4k4.pth"], "shipped with the course")])
 def test_bad_input_is_one_line_and_status_2(flags, words):
     done = subprocess.run([sys.executable, "Adversarial_Trainer.py", *flags], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)

@@ -11,7 +11,8 @@ on this engine; a 1,000-game Tester run, exact evaluation of a pair of agents, t
 loading and saving a table; then the benchmarks of the other parts (the three trainers side by
 side, playout agents, Nim, the book's files, quitting mid-search, loading a big table, the exact
 walks of a learned table and of a network on 4x4 k=4, the learner proven unbeatable there, deep
-Q-learning). What it is measuring now is said on standard error as it goes.
+Q-learning). What it is measuring now is said on standard error as it goes. A part that does
+not finish is named at the end, and the exit status is then 1.
 """
 
 from __future__ import annotations
@@ -202,6 +203,7 @@ def measure(args) -> int:
                                  runs)
     print(f"save_table of the same table (checked, flushed, atomic): {seconds * 1000:.0f} ms")
 
+    failed = []
     for script, options, quick in OTHER_BENCHMARKS:
         if args.quick and quick is None:
             print(f"{script}: not run with --quick")
@@ -216,7 +218,10 @@ def measure(args) -> int:
                     print(line, end="", flush=True)
             if child.returncode:
                 print(f"{script}: exited {child.returncode}")
-    return 0
+                failed.append(script)
+    if failed:          # every part has run; the status says that one of them did not finish
+        print(f"not finished: {', '.join(failed)}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

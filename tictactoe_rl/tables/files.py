@@ -289,7 +289,7 @@ def _read(path: str):
 def _file_bytes(path: str) -> bytes:
     return read_bounded(path, MAX_FILE_BYTES, TableError, "a Q-table",
                         "give the path of a table saved by AI_Agent.save_Q (a .pth file), or "
-                        "train one (python MC_Trainer.py)")
+                        "train one (python MC_Trainer.py, with --side O for O)")
 
 
 def read_bounded(path: str, limit: int, error: type[ValueError], kind: str, hint: str) -> bytes:

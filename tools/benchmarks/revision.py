@@ -42,6 +42,15 @@ def one_run(folder: Path, out: Path) -> tuple[float, float]:
     return float(said.group(2).replace(",", "")), seconds
 
 
+def in_history(revision: str) -> bool:
+    """Whether git knows the commit ``revision`` in this repository."""
+    try:
+        return subprocess.run(["git", "cat-file", "-e", f"{revision}^{{commit}}"], cwd=ROOT,
+                              capture_output=True).returncode == 0
+    except OSError:          # no git at all
+        return False
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = cli.Parser(prog="tools/benchmarks/revision.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--against", default=BASELINE, metavar="REV",
@@ -49,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=cli.count, default=DEFAULT_RUNS,
                         help=f"runs of each, interleaved (default: {DEFAULT_RUNS})")
     args = parser.parse_args(argv)
+    if args.against == BASELINE and not in_history(BASELINE):
+        print(f"the default run at {BASELINE} and now: not timed ({BASELINE} is not in this "
+              "copy's history: a copy without git's history, or a shallow clone)")
+        return 0
     with tempfile.TemporaryDirectory() as scratch:
         earlier = Path(scratch) / "earlier"
         added = subprocess.run(["git", "worktree", "add", "--detach", str(earlier), args.against],

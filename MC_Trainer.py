@@ -205,12 +205,14 @@ def set_up_your_run(args, given: set[str]) -> None:
     names), seed its players (``--seed``, else a fresh seed, printed) and say what will be
     trained."""
     global PATH, player2
-    player1.Q.clear()     # a run starts from an empty table, as in a fresh process
     if "side" in given and SIDES[args.side] != player1.player:
         # the same objects on the other sides, so a Q = player1.Q taken at import stays theirs
         player1.player, player2.player = -player1.player, player1.player
     if "opponent" in given:
         player2 = make_opponent(args.opponent, -player1.player, env, args.seed)
+    if player1.player == O:
+        check_episodes_play_o()
+    player1.Q.clear()     # a run starts from an empty table, as in a fresh process
     random.seed(args.seed)    # for code that draws from random itself
     for role, agent in (("learner", player1), ("opponent", player2)):
         if isinstance(agent, Agent):
@@ -234,6 +236,17 @@ def set_up_your_run(args, given: set[str]) -> None:
     print(f"Training with your main: {symbol(player1.player)} against {type(player2).__name__}, "
           f"seed {args.seed}, saving to {cli.shown(PATH)}"
           + (f" (it sets {', '.join(own)} itself)" if own else ""))
+
+
+def check_episodes_play_o() -> None:
+    """Before an O learner trains: one episode of the student's ``Generate_episode``, and one
+    line (exit 2) if a step of it starts with X to move -- the chapter's code lets ``player1``
+    open the game, so O needs piece 4, and its table would be refused only after the whole run."""
+    steps = Generate_episode(player1, 0)[:-1]
+    if any(isinstance(step[0], State) and step[0].player != O for step in steps):
+        cli.fail("error: --side O needs your Generate_episode to let X (player2) move first: in "
+                 "yours player1 opens the game, as X, so every step of an O learner would start "
+                 "with X to move. That is the bonus piece 4: python check.py --hint 2")
 
 
 def run(argv: list[str] | None = None) -> int:

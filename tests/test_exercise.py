@@ -616,6 +616,27 @@ def test_the_chapters_solution_trains_from_the_command_line(chapter_repo, tmp_pa
     assert "199999" in result.stdout      # the chapter's print(epoch, end="\r"): all of them
 
 
+def test_an_o_learner_without_the_bonus_piece_is_refused_before_it_trains(chapter_repo, tmp_path):
+    """The chapter's Generate_episode lets player1 open the game: as O its table would be
+    refused only after all 200,000 episodes, so the trainer says so before the first one."""
+    out = tmp_path / "o.pth"
+    result = run(["MC_Trainer.py", "--side", "O", "--seed", "1", "--out", str(out)], chapter_repo)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "--side O needs your Generate_episode" in result.stderr
+    assert "piece 4" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "1999" not in result.stdout and not out.exists()
+
+
+def test_an_o_learner_with_the_bonus_piece_trains(exercise, tmp_path):
+    short_main = both_sides_main().replace("epochs = 200000", "epochs = 500")
+    repo = type_in_chapter(copy_of(exercise, tmp_path / "o"), main=short_main,
+                           generate=both_sides_generate())
+    out = tmp_path / "o.pth"
+    result = run(["MC_Trainer.py", "--side", "O", "--seed", "1", "--out", str(out)], repo)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Training with your main: O against" in result.stdout and out.is_file()
+
+
 def test_a_solution_for_both_sides_passes_the_bonus_piece(exercise, tmp_path):
     repo = type_in_chapter(copy_of(exercise, tmp_path / "both"), main=both_sides_main(),
                            generate=both_sides_generate())

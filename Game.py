@@ -36,12 +36,10 @@ from tictactoe_rl.gui.thinking import Thinking
 from tictactoe_rl.gui.values import Overlay
 from Human_Agent import LEFT_BUTTON, Human_Agent
 from tictactoe_rl.players.specs import make_agent
+from tictactoe_rl.tables.shipped import DEFAULT_X_TABLES, default_x_table
 from State import DRAW, O, O_WON, X, X_WON, State, symbol
 from TicTacToe import Action, TicTacToe
 
-# The shipped tables by board, found beside this file wherever the game is started from.
-DEFAULT_TABLE = "Data/Q_MC_X.pth"
-DEFAULT_TABLES = {TIC_TAC_TOE: DEFAULT_TABLE, BoardShape(4, 4, 4): "Data/Q_ADV_X_4x4k4.pth"}
 DEFAULT_O = "human"
 OTHER_BOARD_X = "advanced"   # X on a board no shipped table fits
 DEFAULT_DELAY = 1.5      # seconds a finished game stays on screen
@@ -52,10 +50,7 @@ THINK_SHARE = 1 / 3      # the computer's pause before a move, as a share of the
 def default_x(board: BoardShape) -> str:
     """X's player when none is named: the board's shipped table, ``OTHER_BOARD_X`` on a board
     that has none."""
-    table = DEFAULT_TABLES.get(board)
-    if table is None:
-        return OTHER_BOARD_X
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), *table.split("/"))
+    return default_x_table(board) or OTHER_BOARD_X
 
 
 class Game:
@@ -263,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
                              "Q-table path or a DQN network (dqn:PATH) (default: the table "
                              "shipped for the board, beside Game.py: "
                              + "; ".join(f"{table} on {board.name}"
-                                         for board, table in DEFAULT_TABLES.items())
+                                         for board, table in DEFAULT_X_TABLES.items())
                              + f"; {OTHER_BOARD_X} on any other board)")
     parser.add_argument("--o", default=DEFAULT_O, metavar="SPEC",
                         help=f"who plays O, likewise (default: {DEFAULT_O})")

@@ -31,6 +31,7 @@ from tictactoe_rl.players.specs import (VALID_SPECS, describe, is_network, is_ta
                                         make_agent, network_path)
 from Episode import play_games
 from tictactoe_rl.tables.files import load_table
+from tictactoe_rl.tables.shipped import DEFAULT_X_TABLES, default_x_table
 from tictactoe_rl.tables.view import UNSEEN, board_grid, show_q
 from tictactoe_rl.training.destination import purpose_of
 from tictactoe_rl.exact.progress import walk_progress
@@ -38,9 +39,8 @@ from tictactoe_rl.exact.solver import as_outcome, exact_outcome, side_result, wo
 from State import O, State, X, parse_moves, symbol
 from TicTacToe import TicTacToe
 
-DEFAULT_X = cli.repository_file("Data/Q_MC_X.pth")
 DEFAULT_O = "advanced"
-BIGGER_BOARD_X = "minimax"   # the shipped table plays 3x3 only
+OTHER_BOARD_X = "minimax"    # X on a board no shipped table fits
 DEFAULT_GAMES = 1_000
 DEFAULT_SEED = 0
 OUTCOMES = ("win", "lose", "draw")
@@ -198,8 +198,10 @@ def build_parser() -> cli.Parser:
                         epilog=f"Agent specs: {VALID_SPECS}. Options follow a colon, e.g. "
                                "'playout:pnum=200', 'mcts:time=0.05', 'minimax:style=greedy'.")
     parser.add_argument("--x", default=None, metavar="SPEC",
-                        help=f"the first agent; it plays X (default: {DEFAULT_X}; on another "
-                             f"--board, {BIGGER_BOARD_X})")
+                        help="the first agent; it plays X (default: the table shipped for the "
+                             "board: " + "; ".join(f"{table} on {board.name}" for board, table
+                                                   in DEFAULT_X_TABLES.items())
+                             + f"; {OTHER_BOARD_X} on any other board)")
     parser.add_argument("--o", default=DEFAULT_O, metavar="SPEC",
                         help=f"its opponent; it plays O (default: {DEFAULT_O})")
     parser.add_argument("--games", type=cli.count, default=DEFAULT_GAMES,
@@ -280,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         print(analyse_report(args.analyse, args.moves, args.seed))
     else:
         first = args.x if args.x is not None else \
-            DEFAULT_X if board == TIC_TAC_TOE else BIGGER_BOARD_X
+            default_x_table(board) or OTHER_BOARD_X
         print(compare(first, args.o, None if args.exact else args.games, args.seed, args.both,
                       board))
     return 0

@@ -355,6 +355,23 @@ def test_tester_measures_agents_on_a_bigger_board_and_refuses_what_does_not_fit(
         assert len(done.stderr.splitlines()) == 1 and words in done.stderr
 
 
+def test_tester_plays_the_boards_shipped_table_as_x_when_none_is_named(tmp_path):
+    """As the window does: the proven table on 4x4 k=4, found beside Tester.py from any folder;
+    minimax on a board that has none."""
+    done = subprocess.run([sys.executable, str(ROOT / "Tester.py"), "--board", "4x4", "--k", "4",
+                           "--o", "random", "--exact"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    table = ROOT / "Data" / "Q_ADV_X_4x4k4.pth"
+    assert done.stdout.splitlines()[0] == (f"Q-table {table} against random on 4x4 k=4 "
+                                           "(exact probabilities)")
+    assert done.stdout.splitlines()[-1].split()[2:] == ["0.746745", "0.000000", "0.253255"]
+    lines = run_tester("--board", "3x4", "--k", "3", "--o", "random", "--games", "10")
+    assert lines[0] == "minimax against random on 3x4 k=3 (10 games per side, seed 0)"
+    assert run_tester("--o", "random", "--games", "10")[0].startswith(
+        "Q-table Data/Q_MC_X.pth against random (10 games")
+
+
 def test_tester_is_exact_on_a_bigger_board_and_refuses_5x5_in_one_line():
     lines = run_tester("--board", "3x4", "--k", "3", "--x", "minimax", "--o", "random",
                        "--exact", "--both")

@@ -287,7 +287,7 @@ def test_the_default_x_is_the_boards_shipped_table_else_advanced_and_help_says_s
     assert game.specs[X] == OTHER_BOARD_X == "advanced"
     assert game.env.shape == WIDE and game.env.position == start_position(WIDE)
     four = new_game(None, "human", FOUR)
-    assert Path(four.specs[X]) == ROOT / "Data" / "Q_ADV_X_4x4k4.pth"
+    assert Path(four.specs[X]).resolve() == ROOT / "Data" / "Q_ADV_X_4x4k4.pth"
     assert four.env.shape == FOUR and four.env.position == start_position(FOUR)
     assert new_game("random", "human", TIC_TAC_TOE).env.shape == TIC_TAC_TOE
     with pytest.raises(SystemExit):

@@ -22,11 +22,8 @@ from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from State import symbol
 from tictactoe_rl.tables import board_files, destinations
 from tictactoe_rl.tables.files import is_table_file, load_table
+from tictactoe_rl.tables.shipped import SHIPPED
 
-# The tables that ship with the course: never replaced by a run (the 3x3 two are also those the
-# self-check guards, tictactoe_rl.selfcheck.saved).
-SHIPPED = ("Data/Q_MC_X.pth", "Data/Q_MC_O.pth",
-           "Data/Q_ADV_X_4x4k4.pth", "Data/Q_ADV_O_4x4k4.pth")
 BACKUP_SUFFIX = ".bak"
 _HEADER_MEMBERS = ("rows", "cols", "k", "side")    # a bigger board's table: what it is for
 _MAX_HEADER_MEMBER = 1024                           # bytes; each is a single number

@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from Random_Agent import Random_Agent
-from Random_Agent_Advanced import Random_Agent_Advanced
 from State import O, X, symbol
 from TicTacToe import TicTacToe
 from tictactoe_rl.exact.arena import arena_of
 from tictactoe_rl.exact.levels import TooLarge
+from tictactoe_rl.exact.opponents import OPPONENTS
 from tictactoe_rl.exact.progress import walk_progress
 from tictactoe_rl.exact.sides import solved
 from tictactoe_rl.exact.solver import best_response, side_result
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from tictactoe_rl.positions import start_position
 
-OPPONENTS = (("random", Random_Agent), ("advanced", Random_Agent_Advanced))
+RANDOM_OPPONENTS = ("random", "advanced")   # the perfect player's best reply is perfect play
 VALUE_WORDS = {1: "X wins", 0: "draw", -1: "O wins"}
 
 
@@ -46,13 +45,13 @@ def report_lines(board: BoardShape) -> list[str]:
     lines = [f"perfect play from the empty board{on}: {VALUE_WORDS[perfect_value(board)]}",
              f"{'best reply':28}{'wins':>10}{'losses':>10}{'draws':>10}"]
     env = TicTacToe(board=board)
-    for name, cls in OPPONENTS:
+    for name in RANDOM_OPPONENTS:
         for side in (X, O):
             for unbeatable in (False, True):
                 label = f"{symbol(side)} vs {name}" + (", unbeatable" if unbeatable else "")
                 with walk_progress(label) as progress:
-                    outcome, _ = best_response(cls(-side, env), unbeatable=unbeatable,
-                                               progress=progress)
+                    outcome, _ = best_response(OPPONENTS[name](-side, env),
+                                               unbeatable=unbeatable, progress=progress)
                 wins, losses, draws = side_result(outcome, side)
                 lines.append(f"{label:28}{wins:>10.6f}{losses:>10.6f}{draws:>10.6f}")
     return lines

@@ -24,11 +24,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
-from Random_Agent import Random_Agent  # noqa: E402
-from Random_Agent_Advanced import Random_Agent_Advanced  # noqa: E402
-from State import O, X  # noqa: E402
+from State import X  # noqa: E402
 from TicTacToe import TicTacToe  # noqa: E402
-from tictactoe_rl.boards.perfect import PerfectAgent  # noqa: E402
+from tictactoe_rl.exact.opponents import opponents_of  # noqa: E402
 from tictactoe_rl.exact.sides import solved  # noqa: E402
 from tictactoe_rl.exact.solver import exact_outcome, worst_case  # noqa: E402
 from tictactoe_rl.geometry import BoardShape  # noqa: E402
@@ -77,9 +75,7 @@ def measure(path: str) -> None:
     agent, took = timed(lambda: load(path, env))
     print(f"  load the network           : {took} ({os.path.getsize(path):,} bytes; with the "
           "import of the network's modules)", flush=True)
-    opponents = {"random": Random_Agent(O, env), "advanced": Random_Agent_Advanced(O, env),
-                 "perfect": PerfectAgent(O, env)}
-    for name, opponent in opponents.items():
+    for name, opponent in opponents_of(agent).items():
         if name == "perfect":
             _, took = timed(lambda: solved(FOUR))
             print(f"  solve the whole game       : {took} (once a process)", flush=True)

@@ -47,7 +47,7 @@ from tictactoe_rl.boards.flags import add_board_flags, board_from
 from tictactoe_rl.boards.perfect import solver_of
 from tictactoe_rl.geometry import TIC_TAC_TOE
 from tictactoe_rl.exact.fits import refusal
-from tictactoe_rl.exact.solver import reachable, weaknesses
+from tictactoe_rl.exact.worst import reachable, weaknesses
 from tictactoe_rl.exact.symmetry import images
 from tictactoe_rl.players.specs import make_agent
 from tictactoe_rl.tables.files import check_writable

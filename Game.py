@@ -36,7 +36,7 @@ from tictactoe_rl.gui.thinking import Thinking
 from tictactoe_rl.gui.values import Overlay
 from Human_Agent import LEFT_BUTTON, Human_Agent
 from tictactoe_rl.players.specs import make_agent
-from tictactoe_rl.tables.shipped import DEFAULT_X_TABLES, default_x_table
+from tictactoe_rl.tables.shipped import DEFAULT_X_TABLES
 from State import DRAW, O, O_WON, X, X_WON, State, symbol
 from TicTacToe import Action, TicTacToe
 
@@ -50,7 +50,8 @@ THINK_SHARE = 1 / 3      # the computer's pause before a move, as a share of the
 def default_x(board: BoardShape) -> str:
     """X's player when none is named: the board's shipped table, ``OTHER_BOARD_X`` on a board
     that has none."""
-    return default_x_table(board) or OTHER_BOARD_X
+    table = DEFAULT_X_TABLES.get(board)
+    return OTHER_BOARD_X if table is None else cli.repository_file(table)
 
 
 class Game:

@@ -102,7 +102,7 @@ import sys  # noqa: E402
 from tictactoe_rl import cli  # noqa: E402
 from Agent import Agent  # noqa: E402
 from tictactoe_rl.exploration.schedules import Schedule  # noqa: E402
-from State import symbol  # noqa: E402
+from State import State as Position, symbol  # noqa: E402 (a header may not import State)
 from tictactoe_rl.tables.files import check_writable  # noqa: E402
 from tictactoe_rl.training.command import Trainer, main as train_from_command_line  # noqa: E402
 from tictactoe_rl.training.monte_carlo import plain_update, refined_update  # noqa: E402
@@ -210,7 +210,7 @@ def set_up_your_run(args, given: set[str]) -> None:
         player1.player, player2.player = -player1.player, player1.player
     if "opponent" in given:
         player2 = make_opponent(args.opponent, -player1.player, env, args.seed)
-    if player1.player == O:
+    if player1.player == SIDES["O"]:
         check_episodes_play_o()
     player1.Q.clear()     # a run starts from an empty table, as in a fresh process
     random.seed(args.seed)    # for code that draws from random itself
@@ -243,7 +243,7 @@ def check_episodes_play_o() -> None:
     line (exit 2) if a step of it starts with X to move -- the chapter's code lets ``player1``
     open the game, so O needs piece 4, and its table would be refused only after the whole run."""
     steps = Generate_episode(player1, 0)[:-1]
-    if any(isinstance(step[0], State) and step[0].player != O for step in steps):
+    if any(isinstance(step[0], Position) and step[0].player != SIDES["O"] for step in steps):
         cli.fail("error: --side O needs your Generate_episode to let X (player2) move first: in "
                  "yours player1 opens the game, as X, so every step of an O learner would start "
                  "with X to move. That is the bonus piece 4: python check.py --hint 2")

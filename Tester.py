@@ -31,11 +31,12 @@ from tictactoe_rl.players.specs import (VALID_SPECS, describe, is_network, is_ta
                                         make_agent, network_path)
 from Episode import play_games
 from tictactoe_rl.tables.files import load_table
-from tictactoe_rl.tables.shipped import DEFAULT_X_TABLES, default_x_table
+from tictactoe_rl.tables.shipped import DEFAULT_X_TABLES
 from tictactoe_rl.tables.view import UNSEEN, board_grid, show_q
 from tictactoe_rl.training.destination import purpose_of
 from tictactoe_rl.exact.progress import walk_progress
-from tictactoe_rl.exact.solver import as_outcome, exact_outcome, side_result, worst_case
+from tictactoe_rl.exact.solver import as_outcome, exact_outcome, side_result
+from tictactoe_rl.exact.worst import worst_case
 from State import O, State, X, parse_moves, symbol
 from TicTacToe import TicTacToe
 
@@ -281,8 +282,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.analyse is not None:
         print(analyse_report(args.analyse, args.moves, args.seed))
     else:
+        table = DEFAULT_X_TABLES.get(board)
         first = args.x if args.x is not None else \
-            default_x_table(board) or OTHER_BOARD_X
+            OTHER_BOARD_X if table is None else cli.repository_file(table)
         print(compare(first, args.o, None if args.exact else args.games, args.seed, args.both,
                       board))
     return 0

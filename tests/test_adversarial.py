@@ -13,7 +13,7 @@ import Adversarial_Trainer
 from AI_Agent import AI_Agent
 from TicTacToe import TicTacToe
 from State import O, X
-from tictactoe_rl.exact.solver import reachable, weaknesses, worst_case
+from tictactoe_rl.exact.worst import reachable, weaknesses, worst_case
 from tictactoe_rl.geometry import BoardShape
 
 ROOT = Path(__file__).resolve().parent.parent

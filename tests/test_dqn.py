@@ -20,7 +20,8 @@ import torch
 from tictactoe_rl import cli
 import DQN_Trainer
 from tictactoe_rl.exact.sides import checked_probs
-from tictactoe_rl.exact.solver import exact_result, is_unbeatable, solve
+from tictactoe_rl.exact.solver import exact_result, solve
+from tictactoe_rl.exact.worst import is_unbeatable
 from tictactoe_rl.neural import network as Net
 from tictactoe_rl.neural.agent import DQNAgent, make_dqn_agent, show_network_q
 from tictactoe_rl.neural import files as neural_files

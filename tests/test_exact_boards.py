@@ -26,7 +26,8 @@ from tictactoe_rl.exact.fits import is_exact, refusal
 from tictactoe_rl.exact.levels import TooLarge, walk_bound
 from tictactoe_rl.exact.progress import walk_progress
 from tictactoe_rl.exact.sides import side_of
-from tictactoe_rl.exact.solver import best_response, exact_outcome, worst_case
+from tictactoe_rl.exact.solver import best_response, exact_outcome
+from tictactoe_rl.exact.worst import worst_case
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from tictactoe_rl.players.specs import make_agent
 from tictactoe_rl.positions import intern

@@ -9,7 +9,7 @@ import pytest
 
 import ExpectedSARSA_Trainer
 from AI_Agent import AI_Agent
-from tictactoe_rl.exact.solver import is_unbeatable
+from tictactoe_rl.exact.worst import is_unbeatable
 from State import O, X, X_WON, State, parse_moves
 from tictactoe_rl.training.loop import learn_from_episodes
 from tictactoe_rl.training.registry import trainer_scripts, trainers

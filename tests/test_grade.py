@@ -22,7 +22,7 @@ import pytest
 
 from AI_Agent import AI_Agent
 from tictactoe_rl.training.curves import exact_results
-from tictactoe_rl.exact.solver import worst_case
+from tictactoe_rl.exact.worst import worst_case
 from State import O, X
 from tools.exercise import make as make_exercise
 from tools.grade import read_tree

@@ -10,7 +10,8 @@ from AI_Agent import AI_Agent
 from tictactoe_rl.tables.files import load_table
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
-from tictactoe_rl.exact.solver import exact_outcome, worst_case
+from tictactoe_rl.exact.solver import exact_outcome
+from tictactoe_rl.exact.worst import worst_case
 from State import O, ONGOING, X, State
 from tictactoe_rl.exact.symmetry import images
 from TicTacToe import REWARD, TicTacToe

@@ -17,7 +17,8 @@ from Random_Agent_Advanced import Random_Agent_Advanced
 from State import EMPTY, O, X, State
 from TicTacToe import TicTacToe
 from tictactoe_rl.exact.optimum import optimum_report
-from tictactoe_rl.exact.solver import best_response, worst_case
+from tictactoe_rl.exact.solver import best_response
+from tictactoe_rl.exact.worst import worst_case
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from tictactoe_rl.positions import intern, start_position
 

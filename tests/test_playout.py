@@ -15,7 +15,8 @@ from tictactoe_rl.players.specs import SpecError, make_agent
 from tictactoe_rl.players.mcts import DEFAULT_ITERATIONS, Edge, MCTSAgent
 from tictactoe_rl.players.playout import PlayoutAgent, Tally, playout
 from Random_Agent import Random_Agent
-from tictactoe_rl.exact.solver import exact_outcome, minimax_value, worst_case
+from tictactoe_rl.exact.solver import exact_outcome, minimax_value
+from tictactoe_rl.exact.worst import worst_case
 from State import DRAW, O, ONGOING, WIN_LINES, X, State, all_states, parse_moves
 
 STANDARD_ERRORS = 5  # a sampled figure may be this many standard errors off (about 1 in 1.7 million)

@@ -18,7 +18,8 @@ from tictactoe_rl.boards.perfect import PerfectAgent
 from tictactoe_rl.boards.solver import Solver
 from tictactoe_rl.envs.board import board_shape, observation, position_of as seen_position
 from tictactoe_rl.envs.measure import from_sb3, from_torch, measure_policy
-from tictactoe_rl.exact.solver import exact_outcome, illegal_share, side_result, worst_case
+from tictactoe_rl.exact.solver import exact_outcome, side_result
+from tictactoe_rl.exact.worst import worst_case
 from tictactoe_rl.positions import start_position
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,8 +9,8 @@ from Episode import play_game, play_games
 from tictactoe_rl.players.minimax import MinimaxAgent
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
-from tictactoe_rl.exact.solver import (best_response, exact_outcome, minimax_value, safe_actions,
-                                       worst_case)
+from tictactoe_rl.exact.solver import best_response, exact_outcome, minimax_value, safe_actions
+from tictactoe_rl.exact.worst import worst_case
 from State import O, O_WON, X, X_WON, State, all_states
 from TicTacToe import TicTacToe
 

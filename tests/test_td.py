@@ -20,7 +20,7 @@ from tictactoe_rl.training.curves import (BINS, CHECKPOINTS, EPSILON_POINTS, Lea
                                           checkpoint_episodes)
 from tictactoe_rl.training.curves import exact_results
 from tictactoe_rl.tables.files import load_table, save_table
-from tictactoe_rl.exact.solver import is_unbeatable, worst_case
+from tictactoe_rl.exact.worst import is_unbeatable, worst_case
 from State import DRAW, O, O_WON, X, X_WON, State, parse_moves
 from TicTacToe import TicTacToe
 

@@ -15,7 +15,7 @@ from State import O, X
 from TicTacToe import TicTacToe
 from tests.test_exact_boards import PLIES, SQUARE, WIDE, Plain
 from tictactoe_rl.exact.sides import position
-from tictactoe_rl.exact.solver import reachable, weaknesses, worst_case
+from tictactoe_rl.exact.worst import reachable, weaknesses, worst_case
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 
 

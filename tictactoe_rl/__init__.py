@@ -49,7 +49,8 @@ _EXPORTS = {
     **{name: ("tictactoe_rl.envs.measure", name) for name in (
         "measure_policy", "from_sb3", "from_torch")},
     **{name: ("tictactoe_rl.exact.solver", name) for name in (
-        "best_response", "exact_outcome", "exact_result", "minimax_value", "worst_case")},
+        "best_response", "exact_outcome", "exact_result", "minimax_value")},
+    "worst_case": ("tictactoe_rl.exact.worst", "worst_case"),
 }
 
 

@@ -30,7 +30,7 @@ from tictactoe_rl import cli  # noqa: E402  (the project root is on the path onl
 from tictactoe_rl.players.specs import make_agent  # noqa: E402
 from tictactoe_rl.training.curves import exact_results  # noqa: E402
 from tictactoe_rl.tables.files import load_table  # noqa: E402
-from tictactoe_rl.exact.solver import is_unbeatable  # noqa: E402
+from tictactoe_rl.exact.worst import is_unbeatable  # noqa: E402
 from State import symbol  # noqa: E402
 from tictactoe_rl.training.options import Defaults, table_paths  # noqa: E402
 from tictactoe_rl.training.registry import trainers  # noqa: E402

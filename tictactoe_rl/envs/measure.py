@@ -36,7 +36,8 @@ from tictactoe_rl.envs.board import (action_mask, board_shape, cell_index, obser
 from tictactoe_rl.exact.fits import refusal
 from tictactoe_rl.exact.opponents import opponents_of
 from tictactoe_rl.exact.progress import walk_progress
-from tictactoe_rl.exact.solver import exact_outcome, illegal_share, side_result, worst_case
+from tictactoe_rl.exact.solver import exact_outcome, illegal_share, side_result
+from tictactoe_rl.exact.worst import worst_case
 from tictactoe_rl.geometry import BoardShape
 from tictactoe_rl.positions import shape_of, start_position
 

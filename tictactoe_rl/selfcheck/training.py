@@ -33,7 +33,7 @@ from tictactoe_rl.tables.files import save_table
 from tictactoe_rl.selfcheck import guard, saved
 from tictactoe_rl.selfcheck.common import Failure, NotOwnWork, Stop, call
 from tictactoe_rl.selfcheck.solved import solver_valued
-from tictactoe_rl.exact.solver import worst_case
+from tictactoe_rl.exact.worst import worst_case
 from State import O, X, State, position_of, symbol
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
-"""The tables that ship with the course (``SHIPPED``), the one that plays X when no player is
-named (``default_x_table``), and their names, read the same way from any folder.
+"""The tables that ship with the course (``SHIPPED``), the one that plays X on a board when no
+player is named (``DEFAULT_X_TABLES``), and their names, read the same way from any folder.
 
 In a clone they are files of the repository. Installed (``pip install .``) they sit in the
 package's ``course/Data/``: a path such as ``Data/Q_MC_X.pth`` that names no file in the current
@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-from tictactoe_rl import COURSE, INSTALLED, cli
+from tictactoe_rl import COURSE, INSTALLED
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 
 # Never replaced by a run (the 3x3 two are also those the self-check guards,
@@ -21,14 +21,6 @@ SHIPPED = ("Data/Q_MC_X.pth", "Data/Q_MC_O.pth",
            "Data/Q_ADV_X_4x4k4.pth", "Data/Q_ADV_O_4x4k4.pth")
 # X's player by board when none is named: Monte Carlo's table on 3x3, the proven one on 4x4 k=4.
 DEFAULT_X_TABLES = {TIC_TAC_TOE: "Data/Q_MC_X.pth", BoardShape(4, 4, 4): "Data/Q_ADV_X_4x4k4.pth"}
-
-
-def default_x_table(board: BoardShape) -> str | None:
-    """The path of the shipped table that plays X on ``board`` when no player is named, beside
-    the course's files wherever the program starts (``cli.repository_file``); ``None`` when none
-    fits ``board``."""
-    table = DEFAULT_X_TABLES.get(board)
-    return None if table is None else cli.repository_file(table)
 
 
 def resolve(path: str) -> str:

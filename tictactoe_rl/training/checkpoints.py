@@ -10,7 +10,7 @@ its recent networks is best is not. So over the second half of a run the greedy 
 measured exactly at ``CHECKS`` evenly spaced checkpoints (a few milliseconds each on 3x3) and the best
 one is kept, judged in this order:
 
-1. how many of the run's sides no line of play beats (``tictactoe_rl.exact.solver.worst_case``);
+1. how many of the run's sides no line of play beats (``tictactoe_rl.exact.worst.worst_case``);
 2. the mean outcome (wins - losses) against the opponent it trained against, when that is
    ``random`` or ``advanced``;
 3. the mean outcomes against ``random`` and ``advanced`` added up;
@@ -28,7 +28,7 @@ import copy
 import torch
 
 from tictactoe_rl.positions import start_position
-from tictactoe_rl.exact.solver import worst_case
+from tictactoe_rl.exact.worst import worst_case
 from tictactoe_rl.training.curves import checkpoint_episodes, exact_results
 
 CHECKS = 200        # intervals between exact checks over a run's second half (201 checks)

@@ -12,7 +12,7 @@ from Agent import seats
 from Episode import play_games
 from tictactoe_rl.exact.fits import refusal
 from tictactoe_rl.exact.progress import walk_progress
-from tictactoe_rl.exact.solver import worst_case
+from tictactoe_rl.exact.worst import worst_case
 from tictactoe_rl.geometry import TIC_TAC_TOE
 from State import symbol
 from TicTacToe import TicTacToe

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
 from tictactoe_rl.exact.opponents import exact_results  # noqa: E402
-from tictactoe_rl.exact.solver import worst_case  # noqa: E402
+from tictactoe_rl.exact.worst import worst_case  # noqa: E402
 from tictactoe_rl.geometry import BoardShape  # noqa: E402
 from tictactoe_rl.tables.files import load_table  # noqa: E402
 from tictactoe_rl.players.specs import make_agent  # noqa: E402

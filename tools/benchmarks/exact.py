@@ -28,7 +28,8 @@ sys.path.insert(0, str(ROOT))
 from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
 from tictactoe_rl.exact import sides  # noqa: E402
 from tictactoe_rl.exact.opponents import opponents_of  # noqa: E402
-from tictactoe_rl.exact.solver import exact_result, worst_case  # noqa: E402
+from tictactoe_rl.exact.solver import exact_result  # noqa: E402
+from tictactoe_rl.exact.worst import worst_case  # noqa: E402
 from tictactoe_rl.geometry import BoardShape  # noqa: E402
 from tictactoe_rl.players.specs import make_agent  # noqa: E402
 from State import X  # noqa: E402

@@ -28,7 +28,8 @@ from State import X  # noqa: E402
 from TicTacToe import TicTacToe  # noqa: E402
 from tictactoe_rl.exact.opponents import opponents_of  # noqa: E402
 from tictactoe_rl.exact.sides import solved  # noqa: E402
-from tictactoe_rl.exact.solver import exact_outcome, worst_case  # noqa: E402
+from tictactoe_rl.exact.solver import exact_outcome  # noqa: E402
+from tictactoe_rl.exact.worst import worst_case  # noqa: E402
 from tictactoe_rl.geometry import BoardShape  # noqa: E402
 
 FOUR = BoardShape(4, 4, 4)

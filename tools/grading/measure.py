@@ -8,7 +8,7 @@ table's bytes to a file of the run folder and runs this file once for all of the
 with the sandbox's limits (``launch``) and a time limit; the child loads each table with the
 safe loader (``AI_Agent(side, Q_table_PATH=..., train=False)``), computes its exact win / loss /
 draw probabilities against ``random`` and ``advanced`` (``tictactoe_rl.training.curves.exact_results``) and
-whether any opponent can beat it (``tictactoe_rl.exact.solver.worst_case``), and says whether it holds one
+whether any opponent can beat it (``tictactoe_rl.exact.worst.worst_case``), and says whether it holds one
 of the course's shipped tables (``tictactoe_rl.selfcheck.saved.holds_copy``, the rule the self-check uses: a
 share of a shipped table's values, each within a hair of it -- no training gives that by
 chance, and a copy nudged in its last digits is still one). A table that cannot be measured gets a ``MeasureError`` in its
@@ -106,7 +106,7 @@ def main(argv: list[str]) -> None:
 
 def measured(path: str, side: str, shipped: list) -> dict:
     from AI_Agent import AI_Agent
-    from tictactoe_rl.exact.solver import worst_case
+    from tictactoe_rl.exact.worst import worst_case
     from tictactoe_rl.selfcheck.saved import holds_copy
     from State import O, X
     from tools.grading.twins import signature

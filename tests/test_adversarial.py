@@ -19,6 +19,7 @@ from tictactoe_rl.geometry import BoardShape
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 @pytest.mark.exercise_piece(5)     # learning_steps
 @pytest.mark.parametrize("board, side, player", [("3x3", "X", X), ("3x3", "O", O),
                                                  ("3x4", "X", X), ("4x4", "X", X)])
@@ -67,6 +68,7 @@ def test_bad_input_is_one_line_and_status_2(flags, words):
     assert "Traceback" not in done.stderr and words in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("side, player", [("X", X), ("O", O)])
 def test_the_shipped_4x4_tables_are_proven_unbeatable(side, player):
     """The two tables Data/ ships for 4x4 k=4 (make data): no line of play beats either, and
@@ -79,6 +81,7 @@ def test_the_shipped_4x4_tables_are_proven_unbeatable(side, player):
     assert {state for state, _ in agent.Q} <= set(reachable(agent))
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_after_the_current_spot_and_saves(tmp_path):
     out = tmp_path / "adv_X.pth"
     run = subprocess.Popen([sys.executable, "Adversarial_Trainer.py", "--board", "4x4", "--k",

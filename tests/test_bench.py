@@ -9,6 +9,7 @@ import pytest
 from tools.benchmarks import course as bench_course
 
 
+@pytest.mark.slow
 @pytest.mark.solved_only
 def test_the_rate_is_read_from_our_trainer_and_from_the_course_design(tmp_path):
     for command in (
@@ -21,6 +22,7 @@ def test_the_rate_is_read_from_our_trainer_and_from_the_course_design(tmp_path):
         assert seconds > 0 and 10 < rate < 10_000_000
 
 
+@pytest.mark.slow
 @pytest.mark.solved_only
 def test_the_same_run_twice_in_one_process_prints_two_rates(tmp_path):
     _, output = bench_course.run_process([

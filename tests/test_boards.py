@@ -355,6 +355,7 @@ def test_tester_measures_agents_on_a_bigger_board_and_refuses_what_does_not_fit(
         assert len(done.stderr.splitlines()) == 1 and words in done.stderr
 
 
+@pytest.mark.slow
 def test_tester_plays_the_boards_shipped_table_as_x_when_none_is_named(tmp_path):
     """As the window does: the proven table on 4x4 k=4, found beside Tester.py from any folder;
     minimax on a board that has none."""
@@ -372,6 +373,7 @@ def test_tester_plays_the_boards_shipped_table_as_x_when_none_is_named(tmp_path)
         "Q-table Data/Q_MC_X.pth against random (10 games")
 
 
+@pytest.mark.slow
 def test_tester_is_exact_on_a_bigger_board_and_refuses_5x5_in_one_line():
     lines = run_tester("--board", "3x4", "--k", "3", "--x", "minimax", "--o", "random",
                        "--exact", "--both")

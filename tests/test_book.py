@@ -132,6 +132,7 @@ def test_the_four_files_import_only_the_standard_library(tmp_path):
 
 # --- the same game as the project's engine --------------------------------------------------
 
+@pytest.mark.slow
 def test_agrees_with_the_engine_on_every_reachable_position(book):
     game, main = book.env.TicTacToe(), MainGame()
     positions = all_states()

@@ -87,6 +87,7 @@ def test_an_edited_check_and_an_added_module_are_undone_before_grading(students,
     assert graded.returncode == 1 and "not written yet" in graded.stdout
 
 
+@pytest.mark.slow
 def test_a_rewritten_first_commit_fails_the_hash_check(students, tmp_path):
     """A student who rewrites history so that the first commit holds an edited check.py: the
     restore brings back that check.py, and the hashes written into the workflow refuse it."""
@@ -156,6 +157,7 @@ def planted_bytecode(folder: Path) -> Path:
     return target
 
 
+@pytest.mark.slow
 def test_committed_bytecode_and_startup_files_are_removed_before_grading(students, tmp_path):
     folder = repository(students, tmp_path / "repo")
     pyc = planted_bytecode(folder)

@@ -298,6 +298,7 @@ def test_real_processes_exit_2_with_one_line(real_results, workdir, case):
     assert not (workdir / "MARKER").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, words", [
     (["--optimum", "--x", "random"], "--optimum does not use --x"),
     (["--worst-case", "random", "--games", "5"], "--worst-case does not use --games"),
@@ -327,6 +328,7 @@ def test_tester_says_so_when_its_output_cannot_be_written():
                                                 "on device"]
 
 
+@pytest.mark.slow
 def test_tester_lists_the_positions_where_an_agent_gives_value_away(invoke, workdir):
     """--mistakes: the shipped X table keeps perfect play's value in all 2,423 X positions;
     uniform random play in far fewer, each shown as a board with the moves that keep it."""

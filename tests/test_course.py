@@ -235,6 +235,7 @@ def test_every_agent_takes_the_course_graphics_argument_and_calls():
             human.get_action(**asked_as_a_computer)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", ["random", "advanced", "minimax", "playout:pnum=5",
                                   "mcts:iterations=20", "Data/Q_MC_O.pth", "random+advanced"])
 def test_every_computer_agent_reads_the_live_game_as_its_position(spec):

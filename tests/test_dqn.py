@@ -194,6 +194,7 @@ def test_the_target_values_the_network_s_best_legal_move_with_the_frozen_copy():
     assert network(Net.inputs()[Net.INDEX[State()]])[4].item() < 0.25     # pulled down
 
 
+@pytest.mark.slow
 def test_a_game_s_end_adds_nothing_beyond_its_reward():
     network = constant_network([1] * 9)
     learner = DQNLearner(network, Replay(10, 0, symmetric=False), gamma=0.9, lr=0.1, batch=1,
@@ -205,6 +206,7 @@ def test_a_game_s_end_adds_nothing_beyond_its_reward():
     assert loss == pytest.approx(0.0)                 # the value 1 is the reward 1: nothing to do
 
 
+@pytest.mark.slow
 def test_a_step_of_o_counts_the_reward_from_o_s_side():
     learner = DQNLearner(Net.QNetwork(), Replay(10, 0, symmetric=False), 0.9, 1e-3, 1, 1, 10)
     final = parse_moves("0,0 1,1 0,1 2,2 2,0 0,2 1,0")   # X wins with its fourth move
@@ -482,6 +484,7 @@ def test_ties_go_to_the_later_network(monkeypatch):
     assert keeper.kept_episode == due[-2] == network.layers[0].weight[0, 0].item()
 
 
+@pytest.mark.slow
 @needs_learning_steps
 def test_a_run_keeps_its_best_check_and_says_so_and_keep_last_keeps_the_last(tmp_path):
     best_path, last_path = tmp_path / "best.pt", tmp_path / "last.pt"

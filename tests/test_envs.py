@@ -71,6 +71,7 @@ def play_first_legal(env, seed=None):
             return reward
 
 
+@pytest.mark.slow
 def test_opponent_moves_follow_its_stated_policy(gym):
     """Sampled results against 'advanced' agree with the exact ones for the same learner."""
     env = gym.make("TicTacToe-v0", opponent="advanced")
@@ -136,6 +137,7 @@ def test_an_illegal_move_loses_or_raises(gym):
         strict.step(4)
 
 
+@pytest.mark.slow
 def test_bad_arguments_are_one_clear_error(gym):
     with pytest.raises(ValueError, match="side must be 'X' or 'O'"):
         gym.make("TicTacToe-v0", side="x?")

@@ -77,6 +77,7 @@ def test_the_module_form_works_in_a_fresh_process(gym, tmp_path):
     assert done.stdout.strip() == "{'opponent': 'advanced'}"
 
 
+@pytest.mark.slow
 def test_a_saved_spec_is_rebuilt_in_another_process(gym, tmp_path):
     import tictactoe_rl.envs
 

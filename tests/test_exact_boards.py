@@ -189,6 +189,7 @@ PAIRS = cases(*SLOW_PAIRS, (WIDE, "table", "advanced"), (WIDE, "perfect", "rando
               (SQUARE, "table", "random"), (SQUARE, "table", "advanced"), slow=SLOW_PAIRS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape, x_name, o_name", PAIRS)
 def test_exact_outcome_is_the_plain_walks(shape, x_name, o_name, tables):
     x_agent, o_agent = agent(x_name, X, shape, tables), agent(o_name, O, shape, tables)
@@ -226,6 +227,7 @@ WORST = cases((WIDE, "random", O), (WIDE, "table", X), (WIDE, "perfect", O),
               (SQUARE, "table", X), slow=((WIDE, "perfect", O),))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape, name, side", WORST)
 def test_worst_case_is_the_plain_walks_with_a_shortest_line(shape, name, side, tables):
     me = agent(name, side, shape, tables)
@@ -245,6 +247,7 @@ def test_worst_case_is_the_plain_walks_with_a_shortest_line(shape, name, side, t
     assert plain.result(cells) == -side
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", [TIC_TAC_TOE, WIDE, SQUARE,
                                    pytest.param(BoardShape(4, 4, 4), marks=pytest.mark.slow)],
                          ids=lambda shape: shape.name)

@@ -330,6 +330,7 @@ def test_game_py_bad_spec_is_one_line_and_status_2():
     assert done.stderr.count("\n") == 1 and "unknown agent 'bogus'" in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv, message", [
     (["--o", "no-such-table.pth"], "no such file"),
     (["--x", "{junk}"], "not a readable Q-table"),

@@ -98,6 +98,7 @@ def test_the_course_window_says_why_there_is_none(monkeypatch):
 
 # --- quitting during a slow search ends the process, not waiting for the search ----------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how, status", [pytest.param("escape", 0, marks=pytest.mark.slow),
                                          ("close", 0),
                                          pytest.param("sigint", 130, marks=pytest.mark.slow)])
@@ -138,6 +139,7 @@ def test_the_worker_thread_gives_the_same_moves_as_asking_directly():
 
 # --- idle: the window is drawn only when something changed ----------------------------------------
 
+@pytest.mark.slow
 def test_an_idle_window_is_not_drawn_again_and_a_click_is(monkeypatch):
     game = Game("human", "human", delay=0.0)
     draws = []
@@ -256,6 +258,7 @@ def test_a_screenshot_path_that_cannot_be_written_is_refused_before_the_game(whe
     assert done.stderr.count("\n") == 1 and "--screenshot" in done.stderr and message in done.stderr
 
 
+@pytest.mark.slow
 def test_a_screenshot_is_saved_and_the_check_leaves_files_alone(tmp_path):
     path = tmp_path / "shot.png"
     done = run_game_py("--x", "random", "--o", "random", "--games", "1", "--delay", "0",
@@ -270,6 +273,7 @@ def test_a_screenshot_is_saved_and_the_check_leaves_files_alone(tmp_path):
 
 # --- the shipped table is found from any folder ---------------------------------------------------
 
+@pytest.mark.slow
 def test_the_default_table_is_found_from_another_folder(tmp_path):
     if not (ROOT / "Data" / "Q_MC_X.pth").is_file():
         pytest.skip("Data/Q_MC_X.pth is not there yet (make data)")

@@ -350,6 +350,7 @@ def test_an_empty_folder_against_the_version_handed_out(exercise, tmp_path):
     assert row["note"].startswith("none of the files to grade was found")
 
 
+@pytest.mark.slow
 def test_bad_arguments_are_one_line_and_status_2(tmp_path):
     (tmp_path / "taken").write_text("a file where the report folder should go")
     (tmp_path / "s").mkdir()

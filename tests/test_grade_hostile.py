@@ -692,6 +692,7 @@ def test_windows_zips_read_like_linux_ones(tmp_path):
     assert read.notes[0].count("an absolute path") == 2, read.notes
 
 
+@pytest.mark.slow
 def test_a_failed_self_test_stops_with_one_line(tmp_path, monkeypatch, capsys):
     """What failed, and how to grade anyway; nothing graded, no report rows, status 2."""
     from tools import grade

@@ -184,6 +184,7 @@ def test_a_piece_left_as_the_issued_stub_is_named_and_a_pass_on_it_is_flagged(ex
     assert row.verdicts[1] == "flagged" and row.total == 90
 
 
+@pytest.mark.slow
 def test_the_csv_is_written_again_after_each_row_and_the_rest_is_marked_at_the_end(tmp_path):
     from tools.grading.report import STOPPED, Report
 
@@ -201,7 +202,10 @@ def test_the_csv_is_written_again_after_each_row_and_the_rest_is_marked_at_the_e
     assert (tmp_path / "report.html").is_file() and (tmp_path / "results.png").is_file()
 
 
+@pytest.mark.slow
 def test_with_no_room_anywhere_the_grades_are_kept_to_be_printed(tmp_path, monkeypatch):
+    import matplotlib.figure  # noqa: F401  (its first import reads the home and temporary
+    # folders patched below: failing there, it would leave half a matplotlib for later tests)
     from tools.grading import report as report_module
 
     (tmp_path / "taken").write_text("a file where the report folder should be")

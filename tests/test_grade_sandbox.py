@@ -241,6 +241,7 @@ def test_no_capability_is_left(sandbox):
     assert answer["CapEff"] == answer["CapPrm"] == answer["CapBnd"] == 0, answer
 
 
+@pytest.mark.slow
 def test_tables_are_measured_in_a_child_and_a_shipped_one_is_recognised(tmp_path):
     shipped = {"X": str(ROOT / "Data" / "Q_MC_X.pth"), "O": str(ROOT / "Data" / "Q_MC_O.pth")}
     found = measure_all({"X": (ROOT / "Data" / "Q_MC_X.pth").read_bytes(),
@@ -263,6 +264,7 @@ def test_a_shipped_table_nudged_in_its_last_digits_is_still_recognised(tmp_path)
     assert isinstance(found["X"], Measure) and found["X"].shipped == "Data/Q_MC_X.pth"
 
 
+@pytest.mark.slow
 def test_the_grader_itself_never_loads_a_table(monkeypatch, tmp_path):
     """``measure_all`` starts a child: loading in the grader's process would hang it with a
     stalling table, outside every limit."""
@@ -299,6 +301,7 @@ def test_a_child_not_started_after_a_stop_leaks_no_descriptor(tmp_path):
 # --- escapes closed in the third round: memory outside the address space, unix sockets, what the
 # --- first process shows, hand-ins given through links, a sandbox that fails its self-test ------
 
+@pytest.mark.slow
 def test_memory_outside_the_address_space_counts_against_the_box(sandbox):
     """Memory written into memfds (each under the file-size limit, none of it mapped) is not
     in any process's address space: the box's cgroup counts it all the same."""
@@ -413,6 +416,7 @@ def test_hand_ins_given_through_links_read_no_other(sandbox, tmp_path):
     assert covered != "# bob's answer\n", covered
 
 
+@pytest.mark.slow
 def test_a_sandbox_that_fails_its_self_test_stops_the_grading(tmp_path):
     """Covering /dev (what a device among the hand-ins once did) breaks the sealed sandbox:
     that is an error unless the teacher asks for a weaker isolation, which then says why."""
@@ -447,6 +451,7 @@ def test_the_mount_table_is_read_with_odd_bytes_in_its_paths(tmp_path):
     assert odd in done.stdout.split(b"\n"), done.stdout[-500:]
 
 
+@pytest.mark.slow
 def test_a_mount_under_a_covered_folder_leaves_the_sandbox_sealed(tmp_path):
     """A file system mounted inside a covered folder (a teacher's report folder on a disk of
     its own inside the class's folder, say) is out of every path's reach once covered; the

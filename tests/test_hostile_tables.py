@@ -189,6 +189,7 @@ def write_network(tmp_path, kind: str, good: bytes) -> tuple:
     return path, words
 
 
+@pytest.mark.slow
 def test_the_good_network_loads_and_resumes(tmp_path, good, capsys):
     """What the hostile files are changed from is itself a file every reader accepts."""
     path = tmp_path / "good.pt"

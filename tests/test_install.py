@@ -178,6 +178,7 @@ def test_a_table_trained_from_the_installed_package_lands_in_the_users_folder(tm
         "tictactoe-measure --worst-case my_Q_MC_X.pth" in trained.stdout
 
 
+@pytest.mark.slow
 def test_the_version_is_one_value_everywhere():
     """cli.VERSION is what --version prints and what pyproject.toml gives the package (the
     installed metadata is compared in test_pip_install_then_gym_make_from_another_folder)."""

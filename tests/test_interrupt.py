@@ -114,6 +114,7 @@ def resumed_run(episodes: int):
     return build_run("MC", "Monte Carlo control", args, "my_Q_MC_{side}.pth", announce=False)
 
 
+@pytest.mark.slow
 @posix_only
 @pytest.mark.solved_only
 def test_resume_starts_at_the_saved_episode(interrupted, monkeypatch):
@@ -267,6 +268,7 @@ def test_a_damaged_file_to_resume_is_named_as_damaged_not_as_one_to_force(tmp_pa
     assert table.read_bytes() == b"junk, not a table"
 
 
+@pytest.mark.slow
 def test_a_save_that_fails_after_training_keeps_the_table_and_says_where(tmp_path, monkeypatch,
                                                                            capsys):
     """A full disk at the end of a run: the trained table goes to a fallback file, named in the

@@ -156,6 +156,7 @@ def train_table(tmp_path, name, *args):
     return load_table(str(out))
 
 
+@pytest.mark.slow
 def test_same_seed_same_table_bit_for_bit(tmp_path, monkeypatch):
     monkeypatch.setattr(MC_Trainer, "player1", MC_Trainer.player1)
     first, _, meta = train_table(tmp_path, "a.pth", "--epochs", "3000", "--seed", "7")
@@ -166,6 +167,7 @@ def test_same_seed_same_table_bit_for_bit(tmp_path, monkeypatch):
     assert (meta["seed"], meta["epochs"], meta["opponent"], meta["side"]) == (7, 3000, "random", "X")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("side, random_wins", [
     (X, 0.584921), pytest.param(O, 0.288095, marks=pytest.mark.exercise_piece(4))])
 def test_short_training_beats_random_play_by_far(tmp_path, side, random_wins):

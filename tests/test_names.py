@@ -38,6 +38,7 @@ def test_the_names_inside_are_the_machinerys():
     assert {"tables", "envs", "cli", "training", "players", "geometry"} <= set(INSIDE)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("first", ["mine", "package"])
 @pytest.mark.parametrize("name", INSIDE)
 def test_a_users_module_named_like_a_part_of_the_package_stays_the_users(tmp_path, name, first):

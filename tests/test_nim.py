@@ -678,6 +678,7 @@ def test_selfcheck_passes_the_solution():
     assert random.getstate() == state                     # the check puts random back
 
 
+@pytest.mark.slow
 @pytest.mark.solved_only
 def test_selfcheck_accepts_any_tie_break_and_anything_with_no_move_left():
     def choose(self, state, epsilon=True):

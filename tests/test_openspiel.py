@@ -81,6 +81,7 @@ def test_a_board_that_is_not_one_is_refused_in_one_line():
     assert "\n" not in str(caught.value) and "7" in str(caught.value)
 
 
+@pytest.mark.slow
 def test_openspiels_mcts_bot_beats_random_play_as_x():
     from open_spiel.python.algorithms import mcts
 
@@ -122,6 +123,7 @@ def test_openspiels_tabular_q_learning_learns_from_its_environment():
     assert len(learners[0]._q_values) > 50 and len(learners[1]._q_values) > 50
 
 
+@pytest.mark.slow
 def test_openspiels_alpha_beta_finds_the_values_of_the_games():
     from open_spiel.python.algorithms import minimax
 

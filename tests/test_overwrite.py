@@ -128,6 +128,7 @@ def test_a_network_for_another_side_is_not_replaced(tmp_path, capsys):
     assert_refused(status, err, path, before, "a network for X on", "saves a network for O")
 
 
+@pytest.mark.slow
 @pytest.mark.solved_only   # the solved trainers
 def test_a_shipped_table_is_never_replaced_without_force(tmp_path, capsys):
     shipped = os.path.join(cli.REPOSITORY, destination.SHIPPED[0])
@@ -141,6 +142,7 @@ def test_a_shipped_table_is_never_replaced_without_force(tmp_path, capsys):
     assert path.read_bytes() == before
 
 
+@pytest.mark.slow
 @pytest.mark.solved_only   # the solved trainers
 def test_with_force_a_shipped_table_is_replaced_and_kept_as_bak(tmp_path, capsys, monkeypatch):
     course = tmp_path / "course"

@@ -44,6 +44,7 @@ class HashedAgent(Agent):
         return {divmod(index, self.env.shape.cols): 1.0}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("side", ["X", "O"])
 @pytest.mark.parametrize("board, k", BOARDS)
 def test_a_plain_function_gets_the_exact_tools_figures(board, k, side):
@@ -121,6 +122,7 @@ def report_of(policy, side="X", board="3x3", k=None):
     return report.results, report.illegal, report.worst, report.line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("board, k", BOARDS)
 def test_a_torch_module_is_its_masked_argmax(board, k):
     torch = pytest.importorskip("torch", reason="torch is not installed")
@@ -152,6 +154,7 @@ def maskable_ppo():
     return model.learn(total_timesteps=256)
 
 
+@pytest.mark.slow
 def test_an_sb3_model_gets_the_figures_of_its_predict(maskable_ppo):
     def twin(observation, mask):
         return maskable_ppo.predict(observation, action_masks=mask, deterministic=True)[0]
@@ -168,6 +171,7 @@ def test_an_sb3_model_gets_the_figures_of_its_predict(maskable_ppo):
         assert bare[1]["random"] > 0     # the bare policy, barely trained, plays illegally
 
 
+@pytest.mark.slow
 def test_the_documented_example_runs(maskable_ppo, capsys):
     """docs/ENVIRONMENTS.md's example, run as it stands but for a tiny number of steps."""
     text = (ROOT / "docs" / "ENVIRONMENTS.md").read_text(encoding="utf-8")
@@ -202,6 +206,7 @@ def test_an_sb3_model_without_masks_is_measured_bare_or_refused_in_one_line():
         lambda observation, mask: model.predict(observation, deterministic=True)[0])
 
 
+@pytest.mark.slow
 def test_a_policy_of_another_encoding_is_shown_its_own_observation():
     """``observe``: the cells as a rows x cols grid instead of the flat vector."""
     def grid(position, side):

@@ -180,6 +180,7 @@ def test_the_board_cannot_be_made_writeable_again():
 
 # --- every game ends, by the rules -----------------------------------------------------------
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES_GAMES, **SETTINGS)
 @given(st.lists(st.integers(0, 8), min_size=9, max_size=9))
 def test_every_game_ends_within_nine_moves_with_the_result_the_board_shows(choices):
@@ -215,6 +216,7 @@ def test_the_symmetries_are_the_eight_distinct_maps_of_the_square():
         assert {frozenset(symmetry(r, c) for r, c in line) for line in lines} == lines
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES_SYMMETRY, **SETTINGS)
 @given(positions(), st.sampled_from(sorted(SYMMETRIES)))
 def test_symmetries_map_moves_results_and_exact_values_onto_each_other(state, name):

@@ -156,6 +156,7 @@ def shipped_x() -> dict:
     return load_table(str(ROOT / "Data" / "Q_MC_X.pth"))[0]
 
 
+@pytest.mark.slow
 def test_the_solver_s_values_are_recognised_and_a_trained_table_is_not():
     from tictactoe_rl.exact.solver import solve
     trained = shipped_x()

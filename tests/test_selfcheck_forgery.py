@@ -479,6 +479,7 @@ def until(condition, seconds: float = 20.0) -> bool:
     return condition()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
 def test_no_piece_outlives_check_py(students, tmp_path, number):

@@ -39,6 +39,7 @@ def base_python_with_user_site(home: Path) -> str | None:
     return str(base) if answer.stdout.strip() == "True" else None
 
 
+@pytest.mark.slow
 def test_a_pth_planted_in_the_user_site_never_runs_in_a_piece(tmp_path):
     home = tmp_path / "home"
     python = base_python_with_user_site(home)

@@ -192,6 +192,7 @@ def test_each_mistake_fails_its_piece_and_is_named(students, tmp_path, chapter, 
     assert "the chapter's main says so: " in line, line
 
 
+@pytest.mark.slow
 def test_the_minus_q_left_out_fails_through_check(students, tmp_path, chapter):
     """The headline case, in the quick suite: it passed piece 3 before the episodes updated a
     pair twice."""
@@ -200,6 +201,7 @@ def test_the_minus_q_left_out_fails_through_check(students, tmp_path, chapter):
     assert status == 1 and wanted in piece_line(output, 3), output
 
 
+@pytest.mark.slow
 def test_a_literal_path_fails_through_check_and_leaves_no_file(students, tmp_path, chapter):
     code, piece, wanted = MISTAKES["save_Q with the string 'PATH'"]
     folder = hand_in(students, tmp_path, chapter, **code)

@@ -124,6 +124,7 @@ def students_version(tmp_path_factory) -> Path:
     return target
 
 
+@pytest.mark.slow
 def test_the_chapters_header_over_the_stubs_passes_the_check(students_version, tmp_path,
                                                               chapter):
     folder = over_the_header(Path(shutil.copytree(students_version, tmp_path / "s")), chapter)
@@ -168,6 +169,7 @@ def test_a_header_without_path_is_named_in_one_line(students_version, tmp_path, 
         "give --out FILE)"]
 
 
+@pytest.mark.slow
 def test_the_chapters_whole_trainer_passes_the_check(students_version, tmp_path, chapter):
     """The chapter's MC_Trainer.py as printed, solution typed in, over the whole file: no
     machinery at all, and the check still judges the pieces."""
@@ -178,6 +180,7 @@ def test_the_chapters_whole_trainer_passes_the_check(students_version, tmp_path,
     assert re.search(r"^piece 3 -- .*: passed \(as X: 200,000 episodes", done.stdout, re.M)
 
 
+@pytest.mark.slow
 def test_a_name_the_check_needs_is_named_in_one_line(students_version, tmp_path, chapter):
     """A header that renamed player1: the check cannot hand main its learner, and its line
     names the missing name instead of a traceback."""

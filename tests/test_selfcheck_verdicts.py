@@ -301,6 +301,7 @@ def test_a_main_that_copies_a_shipped_table_only_in_the_training_fails_the_train
     assert "the training of X" in output.splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_a_trainer_run_before_its_piece_is_written_names_the_piece_in_one_line(students):
     for script, piece in (("MC_Trainer.py", 1), ("SARSA_Trainer.py", 1), ("Q_Trainer.py", 1)):
         done = subprocess.run([sys.executable, script], cwd=students, capture_output=True,

@@ -55,6 +55,7 @@ PAYLOADS = {
 
 # --- the format ---------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", PAYLOADS)
 def test_the_file_is_what_torch_save_writes_member_by_member(kind):
     obj = PAYLOADS[kind]()
@@ -91,6 +92,7 @@ def test_saving_does_not_import_torch(tmp_path):
 
 # --- reproducible files -------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_saving_the_same_table_twice_gives_the_same_bytes(tmp_path):
     meta = {"algorithm": "MC", "episodes_done": 10, "seed": 1}
     save_table(tmp_path / "a.pth", SMALL, X, meta)
@@ -271,6 +273,7 @@ def test_a_real_full_disk_leaves_the_previous_table_and_no_temporary_file(tmp_pa
         assert path.read_bytes() == before and os.listdir(disk) == ["t.pth"]
 
 
+@pytest.mark.slow
 def test_save_or_keep_keeps_the_table_when_the_disk_is_full(tmp_path, own_temp_folder):
     table = big_table()
     with small_disk(tmp_path / "disk") as disk:

@@ -147,6 +147,7 @@ def train(module, tmp_path, *args) -> list[str]:
             if os.path.exists(p)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", [MC_Trainer, SARSA_Trainer, Q_Trainer])
 def test_a_short_run_beats_random_play_by_a_wide_margin(module, tmp_path, restore_mc, capsys):
     (path,) = train(module, tmp_path, "--epochs", str(2 * SHORT_RUN if module is MC_Trainer
@@ -156,6 +157,7 @@ def test_a_short_run_beats_random_play_by_a_wide_margin(module, tmp_path, restor
     assert "exact vs random" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_self_play_saves_an_x_table_and_an_o_table(tmp_path, capsys):
     paths = train(Q_Trainer, tmp_path, "--opponent", "self", "--epochs", "3000")
     assert [os.path.basename(p) for p in paths] == ["t_X.pth", "t_O.pth"]
@@ -265,6 +267,7 @@ def finals() -> dict[str, State]:
             "draw": State([1, -1, 1, 1, -1, -1, -1, 1, 1], O)}
 
 
+@pytest.mark.slow
 def test_binned_outcomes_are_the_learners_view():
     results = finals()
     assert (results["x"].end_of_game, results["o"].end_of_game,
@@ -287,6 +290,7 @@ def test_checkpoints_are_spread_over_the_run():
     assert checkpoint_episodes(1000, 1010, 20) == list(range(1000, 1011))
 
 
+@pytest.mark.slow
 def test_the_figure_has_the_lectures_panels_with_the_recorded_data(tmp_path, capsys):
     plot = tmp_path / "curves.png"
     train(SARSA_Trainer, tmp_path, "--epochs", "2000", "--plot", str(plot))

@@ -52,6 +52,7 @@ def random_table(shape: BoardShape, side: int, seed: int) -> tuple[AI_Agent, set
     return agent, reach
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", [TIC_TAC_TOE, WIDE,
                                    pytest.param(SQUARE, marks=pytest.mark.slow)],
                          ids=lambda shape: shape.name)

@@ -35,10 +35,11 @@ $(STAMP): requirements.txt
 
 extras: $(EXTRAS_STAMP)
 
-# With TORCH=cpu, PyTorch's CPU index beside PyPI: whatever of the extras would pull torch (SB3)
-# takes the CPU build, never the CUDA one (PyPI's index still serves the rest).
+# No extra index: make venv already installed the pinned torch (the CPU build where TORCH=cpu),
+# and the constraint keeps it, so whatever of the extras needs torch (SB3) takes the installed
+# one. An unreachable index beside PyPI would make pip retry every package (12-15 minutes).
 $(EXTRAS_STAMP): requirements-extra.txt $(STAMP)
-	$(PY) -m pip install -r requirements-extra.txt $(if $(filter cpu,$(TORCH)),--extra-index-url $(TORCH_CPU_INDEX))
+	$(PY) -m pip install -r requirements-extra.txt --constraint requirements.txt
 	touch $(EXTRAS_STAMP)
 
 # JupyterLab on notebooks/ (it prints the address to open if no browser starts).

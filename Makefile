@@ -37,7 +37,7 @@ extras: $(EXTRAS_STAMP)
 
 # No extra index: make venv already installed the pinned torch (the CPU build where TORCH=cpu),
 # and the constraint keeps it, so whatever of the extras needs torch (SB3) takes the installed
-# one. An unreachable index beside PyPI would make pip retry every package (12-15 minutes).
+# one. An index beside PyPI that cannot be reached would make pip retry it for every package.
 $(EXTRAS_STAMP): requirements-extra.txt $(STAMP)
 	$(PY) -m pip install -r requirements-extra.txt --constraint requirements.txt
 	touch $(EXTRAS_STAMP)

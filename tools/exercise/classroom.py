@@ -95,7 +95,7 @@ jobs:
       - name: Install the requirements (the CPU build of torch)
         run: |
           python -m pip install --upgrade pip
-          pip install {TORCH} --index-url https://download.pytorch.org/whl/cpu
+          pip install --timeout 20 --retries 1 {TORCH} --index-url https://download.pytorch.org/whl/cpu || pip install {TORCH}
           pip install -r requirements.txt
       - uses: education/autograding@v1
 """

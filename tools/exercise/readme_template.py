@@ -18,12 +18,13 @@ Python 3.11, in this folder:
 
     python3 -m venv .venv
     source .venv/bin/activate
-    pip install {TORCH} --index-url https://download.pytorch.org/whl/cpu
+    pip install --timeout 20 --retries 1 {TORCH} --index-url https://download.pytorch.org/whl/cpu || pip install {TORCH}
     pip install -r requirements.txt
 
 On Windows: `py -3.11 -m venv .venv` and `.venv\\Scripts\\activate`, then the same two `pip`
 lines. The first one installs the CPU build of torch, which is all this needs and much smaller
-than the default one.
+than the default one; where PyTorch's index cannot be reached, it gives up on it at once and
+installs the plain pin (on Linux the larger CUDA build, which works on the CPU as well).
 
 ## What you write
 

@@ -1,6 +1,7 @@
 """Shared test set-up: run from the project root, no real window, and the course's fixtures."""
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -38,3 +39,37 @@ def chapter():
     except chapter_code.ListingMissing as missing:
         pytest.skip(str(missing))
     return chapter_code
+
+
+@pytest.fixture(scope="session")
+def students_built(tmp_path_factory) -> Path:
+    """The students' version as ``make exercise`` writes it, built once per run; never handed to a
+    test as it is (``students_copy`` gives each module its own copy to run and change)."""
+    from tools.exercise import make as make_exercise
+    target = tmp_path_factory.mktemp("students-built") / "exercise"
+    make_exercise.main(["--out", str(target)])
+    return target
+
+
+@pytest.fixture(scope="module")
+def students_copy(students_built, tmp_path_factory) -> Path:
+    """A copy of the students' version of this module's own."""
+    return Path(shutil.copytree(students_built, tmp_path_factory.mktemp("students") / "exercise"))
+
+
+# The modules whose tests run the class grader's boxes: a box of slot n runs as account n of
+# tools/grading/isolation.py, so two graders at once would share accounts (and their process
+# limits); under pytest-xdist they share one worker.
+BOX_MODULES = {"test_grade", "test_grade_cheats", "test_grade_hostile", "test_grade_report",
+               "test_grade_sandbox", "test_selfcheck_forgery", "test_selfcheck_mistakes",
+               "test_selfcheck_verdicts"}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist's ``--dist loadgroup`` (make test-all): a module's tests run on one
+    worker, so that its module fixtures are made once, and the modules of ``BOX_MODULES``
+    together on one."""
+    for item in items:
+        module = item.module.__name__.rpartition(".")[2]
+        item.add_marker(pytest.mark.xdist_group("boxes" if module in BOX_MODULES else module))

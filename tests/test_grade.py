@@ -24,7 +24,6 @@ from AI_Agent import AI_Agent
 from tictactoe_rl.training.curves import exact_results
 from tictactoe_rl.exact.worst import worst_case
 from State import O, X
-from tools.exercise import make as make_exercise
 from tools.grade import read_tree
 from tools.grading import cells, handin, report, results, submissions
 from tools.grading.limits import Limits
@@ -46,11 +45,9 @@ def run_grader(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def exercise(tmp_path_factory) -> Path:
-    """The students' version, as the grader builds it."""
-    out = tmp_path_factory.mktemp("grade-exercise") / "students"
-    make_exercise.build(ROOT, out)
-    return out
+def exercise(students_copy) -> Path:
+    """The students' version, as make exercise writes it."""
+    return students_copy
 
 
 # --- making the class ----------------------------------------------------------------------------

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from tools.course import chapter_code
-from tools.exercise import make as make_exercise
 
 pytestmark = pytest.mark.slow   # a check.py process per case, on a generated exercise
 
@@ -176,11 +175,9 @@ def chapter_generate(chapter) -> str:
 
 
 @pytest.fixture(scope="module")
-def students(tmp_path_factory) -> Path:
+def students(students_copy) -> Path:
     """The students' version, generated once."""
-    target = tmp_path_factory.mktemp("students") / "exercise"
-    make_exercise.main(["--out", str(target)])
-    return target
+    return students_copy
 
 
 def typed(students: Path, tmp_path: Path, chapter, **code) -> Path:

@@ -20,7 +20,6 @@ from tictactoe_rl.selfcheck.solved import solver_valued
 from State import O, X
 from tictactoe_rl.tables.files import load_table
 from tools.benchmarks.handins import CHEATS, HONEST, write_hand_in
-from tools.exercise import make as make_exercise
 from tools.grading.measure import Measure
 from tools.grading.results import Row
 from tools.grading.twins import alike, flag_twins, signature
@@ -46,10 +45,8 @@ def test_no_file_of_the_course_shadows_a_needed_module():
 
 
 @pytest.fixture(scope="module")
-def students(tmp_path_factory) -> Path:
-    target = tmp_path_factory.mktemp("cheats") / "students"
-    make_exercise.build(ROOT, target)
-    return target
+def students(students_copy) -> Path:
+    return students_copy
 
 
 def check(folder: Path, *args: str) -> tuple[int, str, str]:

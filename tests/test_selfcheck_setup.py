@@ -117,11 +117,8 @@ def run_in(folder: Path, *args: str, timeout: float = 300) -> subprocess.Complet
 
 
 @pytest.fixture(scope="module")
-def students_version(tmp_path_factory) -> Path:
-    from tools.exercise import make as make_exercise
-    target = tmp_path_factory.mktemp("setup") / "exercise"
-    make_exercise.main(["--out", str(target)])
-    return target
+def students_version(students_copy) -> Path:
+    return students_copy
 
 
 @pytest.mark.slow

@@ -182,11 +182,9 @@ def replace_function(path: Path, name: str, source: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def students(tmp_path_factory) -> Path:
+def students(students_copy) -> Path:
     """The students' version, generated once for the module."""
-    target = tmp_path_factory.mktemp("verdicts") / "exercise"
-    make_exercise.main(["--out", str(target)])
-    return target
+    return students_copy
 
 
 def hand_in(students: Path, tmp_path: Path, chapter, **code) -> Path:

@@ -79,14 +79,18 @@ def unused_trainers(root: Path) -> set[str]:
     scripts = set(trainer_scripts(root)) - set(EXERCISE_TRAINERS)
     modules = {script[:-len(".py")] for script in scripts}
     tests = {f"tests/{path.name}" for path in (root / "tests").glob("test_*.py")
-             if modules & imported_names(path)}
+             if modules & imported_names(path, among=modules)}
     return scripts | tests
 
 
-def imported_names(path: Path) -> set[str]:
-    """The top-level names of the modules that the file ``path`` imports anywhere."""
+def imported_names(path: Path, among: set[str] | None = None) -> set[str]:
+    """The top-level names of the modules that the file ``path`` imports anywhere; with
+    ``among``, a file that names none of those modules is not parsed (none of them is there)."""
+    text = path.read_text(encoding="utf-8")
+    if among is not None and not any(name in text for name in among):
+        return set()
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:

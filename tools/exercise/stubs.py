@@ -59,6 +59,8 @@ def find_regions(path: str, text: str) -> list[Region]:
     """The marked solutions of one file, checked: begin and end pair up, the key is known and
     belongs to the piece the marker names, and the solution is the rest of a function's body
     (so that nothing is left behind the stub's ``raise``). Raises ``ExerciseError``."""
+    if "[exercise piece" not in text:       # no marker, well formed or not: nothing to tokenize
+        return []
     lines = text.splitlines()
     regions: list[Region] = []
     open_marker = None

@@ -90,17 +90,37 @@ def test_a_shipped_table_resolves_here_first_then_to_the_installed_copy(tmp_path
     assert capsys.readouterr().err == ""
 
 
-def installed(tmp_path: Path, editable: bool) -> tuple[Path, Path, Path]:
-    """A copy of the clone pip-installed into a fresh virtual environment; its python, the copy,
-    and an empty folder elsewhere to use it from."""
-    source = tmp_path / "clone"
+def install(folder: Path, editable: bool) -> tuple[Path, Path]:
+    """A copy of the clone pip-installed into a fresh virtual environment in ``folder``; its
+    python and the copy."""
+    source = folder / "clone"
     shutil.copytree(ROOT, source, ignore=SKIPPED_IN_THE_COPY)
-    python = fresh_venv(tmp_path / "venv")
-    install = subprocess.run(
+    python = fresh_venv(folder / "venv")
+    done = subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
          "--no-build-isolation", "--no-index", "--quiet", *(["-e"] if editable else []),
          str(source)], capture_output=True, text=True)
-    assert install.returncode == 0, install.stderr
+    assert done.returncode == 0, done.stderr
+    return python, source
+
+
+@pytest.fixture(scope="module")
+def installs(tmp_path_factory):
+    """``installs(editable)``: one install of each kind for the whole module (each takes tens of
+    seconds), shared by the tests, which use it from folders of their own."""
+    made = {}
+
+    def get(editable: bool) -> tuple[Path, Path]:
+        if editable not in made:
+            made[editable] = install(tmp_path_factory.mktemp("install"), editable)
+        return made[editable]
+    return get
+
+
+def installed(installs, tmp_path: Path, editable: bool) -> tuple[Path, Path, Path]:
+    """The shared install of that kind: its python, the copy it was made from, and an empty
+    folder elsewhere to use it from."""
+    python, source = installs(editable)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     return python, source, elsewhere
@@ -112,10 +132,10 @@ def run_in(folder: Path, *command) -> subprocess.CompletedProcess:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("editable", [False, True], ids=["pip install .", "pip install -e ."])
-def test_pip_install_then_gym_make_from_another_folder(tmp_path, editable):
+def test_pip_install_then_gym_make_from_another_folder(installs, tmp_path, editable):
     pytest.importorskip("gymnasium", reason="gymnasium: the optional extras are not installed "
                         "(pip install -r requirements-extra.txt)")
-    python, source, elsewhere = installed(tmp_path, editable)
+    python, source, elsewhere = installed(installs, tmp_path, editable)
     (elsewhere / "user.py").write_text(USER_SCRIPT)
 
     def run(*command):
@@ -165,9 +185,10 @@ def test_pip_install_then_gym_make_from_another_folder(tmp_path, editable):
 
 @pytest.mark.slow
 @pytest.mark.solved_only      # the students' version trains with the student's own main
-def test_a_table_trained_from_the_installed_package_lands_in_the_users_folder(tmp_path):
+def test_a_table_trained_from_the_installed_package_lands_in_the_users_folder(installs,
+                                                                                tmp_path):
     """Not in site-packages, and the hints name the installed commands."""
-    python, _, elsewhere = installed(tmp_path, editable=False)
+    python, _, elsewhere = installed(installs, tmp_path, editable=False)
     trained = run_in(elsewhere, str(python.parent / "tictactoe-train"), "--epochs", "300",
                      "--seed", "1")
     assert trained.returncode == 0, trained.stderr
@@ -176,6 +197,29 @@ def test_a_table_trained_from_the_installed_package_lands_in_the_users_folder(tm
     assert "python Tester.py" not in trained.stdout
     assert "unbeatable: no sequence" in trained.stdout or \
         "tictactoe-measure --worst-case my_Q_MC_X.pth" in trained.stdout
+
+
+@pytest.mark.slow
+def test_installed_the_course_modules_load_from_the_package_whatever_the_folder_and_path(
+        installs, tmp_path):
+    """From a wheel, in a folder of the user's, without a display: after the import a chdir into
+    a folder with a TicTacToe.py, a path entry with a State.py, a State.py written, or a chdir
+    anywhere else, the course's modules are the package's own, one module by either name."""
+    from tests.test_names import AFTER_THE_IMPORT, course_names_after, users_folder, \
+        without_display
+
+    python, _, elsewhere = installed(installs, tmp_path, editable=False)
+    course = Path(run_in(elsewhere, str(python), "-c",
+                         "import tictactoe_rl; print(tictactoe_rl.COURSE)").stdout.strip())
+    assert course.parent.name == "tictactoe_rl" and course.parent.parent.name == "site-packages"
+    changes = [*AFTER_THE_IMPORT.values(), f"os.chdir({str(tmp_path)!r})"]
+    for number, change in enumerate(changes):
+        done = subprocess.run([str(python), "-c", course_names_after(change)],
+                              cwd=users_folder(elsewhere / str(number)), env=without_display(),
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, f"{change}: {done.stderr}"
+        assert done.stdout.split() == [str(course / "State.py"), str(course / "TicTacToe.py"),
+                                       "True", "True", "True"], change
 
 
 @pytest.mark.slow

@@ -2,7 +2,8 @@
 ``ast``, the graph of its imports is built (imports inside functions count), and the test checks
 that no import runs up a floor (the floors are read from the document's ``floors`` block, so the
 two cannot disagree), that no top-level modules or packages import one another round a circle,
-and that neither do the modules inside a package. Nothing is exempt."""
+that neither do the modules inside a package, and that nothing inside the package takes a name
+from its face (``tictactoe_rl/__init__.py``). Nothing is exempt."""
 
 import ast
 import fnmatch
@@ -184,6 +185,49 @@ def test_no_circle_inside_a_package(package):
     inside = {name: {other for other in others if top(other) == package}
               for name, others in GRAPH.items() if top(name) == package}
     assert circles(inside) == []
+
+
+def face_uses(name: str, source: str) -> set[str]:
+    """What module ``name`` (whose code is ``source``) takes from the package's face,
+    ``tictactoe_rl/__init__.py``: a name imported from it that is none of its modules (``from
+    tictactoe_rl import COURSE``, ``from .. import COURSE``), or an attribute read off the bare
+    package (``import tictactoe_rl`` then ``tictactoe_rl.COURSE``). Importing a module of the
+    package (``from tictactoe_rl import cli``) takes nothing from the face."""
+    package = name if MODULES.get(name, Path()).name == "__init__.py" else name.rpartition(".")[0]
+    used = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(parent + ([node.module] if node.module else []))
+            if base == PACKAGE:
+                used |= {alias.name for alias in node.names
+                         if f"{PACKAGE}.{alias.name}" not in MODULES}
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id == PACKAGE and f"{PACKAGE}.{node.attr}" not in MODULES:
+            used.add(node.attr)
+    return used
+
+
+def test_face_uses_sees_a_name_taken_from_the_face_and_nothing_else():
+    assert face_uses("tictactoe_rl.tables.x", "from tictactoe_rl import COURSE, cli") == {"COURSE"}
+    assert face_uses("tictactoe_rl.tables.x", "from ... import INSTALLED") == set()   # not the face
+    assert face_uses("tictactoe_rl.tables.x", "from .. import INSTALLED") == {"INSTALLED"}
+    assert face_uses("tictactoe_rl.x", "import tictactoe_rl.cli\ntictactoe_rl.COURSE") == \
+        {"COURSE"}
+    assert face_uses("tictactoe_rl.x", "import tictactoe_rl.cli\ntictactoe_rl.cli.fail") == set()
+    assert face_uses("tictactoe_rl.x", "from tictactoe_rl.home import COURSE") == set()
+
+
+def test_nothing_inside_the_package_imports_its_face():
+    """The face (``tictactoe_rl/__init__.py``) loads its exports from the floors above and
+    below: a module inside that took a name from it would import round through it. What they
+    share (the course's folder, its module names) lives on the ground floor."""
+    inside = {name: path for name, path in MODULES.items() if name.startswith(PACKAGE + ".")}
+    taken = {name: sorted(uses) for name, path in inside.items()
+             if (uses := face_uses(name, path.read_text(encoding="utf-8")))}
+    assert taken == {}
 
 
 MOST_LINES = 350     # a module a student reads in one sitting; past this it is split

@@ -1,7 +1,9 @@
 """Importing ``tictactoe_rl`` takes no name from anyone: each subpackage's name (``tables``,
 ``envs``, ``cli``, ...) stays free for PyTables and for a user's own module, in either order of
 imports, and a user's module named like one of the course's flat modules (``State``, ``Agent``)
-is never silently mixed in: importing the package then stops with one error naming it.
+is never silently mixed in: importing the package then stops with one error naming it. After
+the import the course's modules load from the course's folder, whatever the current folder and
+``sys.path`` become.
 
 Each case runs in a fresh interpreter from a folder of the user's, with the clone on
 ``PYTHONPATH`` (after the user's folder, as an installed package would be); tests/test_install.py
@@ -85,6 +87,66 @@ def test_without_a_clash_the_course_modules_are_the_courses(tmp_path):
     done = run(tmp_path, "import tictactoe_rl, State; print(State.__file__)")
     assert done.returncode == 0, done.stderr
     assert Path(done.stdout.strip()) == ROOT / "State.py"
+
+
+# What changes the current folder or sys.path after ``import tictactoe_rl``, run in a folder
+# holding sub/TicTacToe.py and lib/State.py of the user's; the course's modules must stay its own.
+AFTER_THE_IMPORT = {
+    "chdir": "os.chdir('sub')",
+    "sys.path.insert": "sys.path.insert(0, 'lib')",
+    "State.py written": "open('State.py', 'w').write(MINE); importlib.invalidate_caches()",
+}
+# Both ways a module meets the course's names; their classes are one (isinstance across works).
+COURSE_NAMES_USED = """
+from tictactoe_rl import State, TicTacToe
+from State import State as PlainState
+import TicTacToe as plain_game
+after, reward = TicTacToe(PlainState()).next_state(State(), (0, 0))
+print(sys.modules['State'].__file__, plain_game.__file__)
+print(PlainState is State, plain_game.TicTacToe is TicTacToe, isinstance(after, PlainState))
+"""
+
+
+def users_folder(folder: Path) -> Path:
+    """``folder`` with a ``TicTacToe.py`` in ``sub/`` and a ``State.py`` in ``lib/``, the user's."""
+    for sub, name in (("sub", "TicTacToe"), ("lib", "State")):
+        (folder / sub).mkdir(parents=True)
+        (folder / sub / f"{name}.py").write_text("WHO = 'mine'\n")
+    return folder
+
+
+def course_names_after(change: str) -> str:
+    """A program that imports the package, makes ``change``, then uses the course's names."""
+    return (f"import importlib, os, sys, tictactoe_rl\nMINE = \"WHO = 'mine'\"\n{change}\n"
+            + COURSE_NAMES_USED)
+
+
+def without_display() -> dict[str, str]:
+    return {name: value for name, value in os.environ.items()
+            if name not in ("DISPLAY", "WAYLAND_DISPLAY", "PYTHONPATH")}
+
+
+@pytest.mark.parametrize("change", AFTER_THE_IMPORT)
+def test_after_the_import_the_course_modules_stay_the_courses(tmp_path, change):
+    """A user's TicTacToe.py in a folder changed to, a user's State.py on a path entry inserted,
+    a State.py written later: each is the user's own business, never loaded for the course."""
+    done = subprocess.run([sys.executable, "-c", course_names_after(AFTER_THE_IMPORT[change])],
+                          cwd=users_folder(tmp_path), capture_output=True, text=True, timeout=120,
+                          env={**without_display(), "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(ROOT / "State.py"), str(ROOT / "TicTacToe.py"),
+                                   "True", "True", "True"]
+
+
+def test_in_the_clone_a_chdir_outside_it_keeps_the_course_modules(tmp_path):
+    """Started in the clone (its folder on sys.path only as the current folder, ''), then an
+    os.chdir out of it: the course's modules still load."""
+    done = subprocess.run([sys.executable, "-c", course_names_after(f"os.chdir({str(tmp_path)!r})")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env=without_display())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(ROOT / "State.py"), str(ROOT / "TicTacToe.py"),
+                                   "True", "True", "True"]
 
 
 def test_a_users_check_module_is_never_in_the_way(tmp_path):

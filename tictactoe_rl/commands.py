@@ -8,7 +8,7 @@ import os
 import runpy
 import sys
 
-from tictactoe_rl import COURSE
+from tictactoe_rl.home import COURSE
 
 
 def run_script(script: str) -> None:

@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from tictactoe_rl import COURSE
+from tictactoe_rl.home import COURSE
 
 FOLDER = Path(COURSE).resolve()      # the course's folder: the clone, or the installed copy
 # The packages of requirements.txt that the course's scripts import (by their import names; the

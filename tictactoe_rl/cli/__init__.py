@@ -16,7 +16,8 @@ import time
 import unicodedata
 from typing import Callable
 
-from tictactoe_rl import COURSE, INSTALLED, environment_check
+from tictactoe_rl import environment_check
+from tictactoe_rl.home import COURSE, INSTALLED
 
 # A course script run by a Python without the project's packages stops here, with one line.
 environment_check.check_running_script()

@@ -12,7 +12,7 @@ import traceback
 from pathlib import Path
 from typing import Callable
 
-from tictactoe_rl import COURSE
+from tictactoe_rl.home import COURSE
 from tictactoe_rl.selfcheck.pieces import STUB_PREFIX  # every stub's message starts with it
 
 ROOT = Path(COURSE).resolve()    # the course's files: the student's folder

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 
 from State import symbol
-from tictactoe_rl import COURSE
+from tictactoe_rl.home import COURSE
 
 SUFFIX = ".pth"
 MAX_NAME_BYTES = 255            # the longest file name the usual file systems allow

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-from tictactoe_rl import COURSE, INSTALLED
+from tictactoe_rl.home import COURSE, INSTALLED
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 
 # Never replaced by a run (the 3x3 two are also those the self-check guards,

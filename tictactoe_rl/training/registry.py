@@ -12,7 +12,7 @@ import ast
 import importlib
 from pathlib import Path
 
-from tictactoe_rl import COURSE
+from tictactoe_rl.home import COURSE
 
 ROOT = Path(COURSE).resolve()    # where the course's trainers are
 PATTERN = "*_Trainer.py"

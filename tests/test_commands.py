@@ -40,6 +40,10 @@ MAKE_ARGS = {"play": "--x random --o random --games 1 --delay 0", "train": "--ep
              "nim": "--games 300", "bench": "--quick",
              "bench-dqn": "--seeds 1 --modes self --kernels native -- --epochs 200", "docs": "--only tester exact optimum show-q",
              "notebook": "--version"}
+# make data trains the shipped tables at full size (most of an hour): here its command lines run
+# small, into a scratch folder, the Monte Carlo ones twice (a seed repeats bit for bit); at full
+# size tools/benchmarks/data.py and adversarial.py (make bench) train them and compare with Data/.
+DATA_SMALLER = {"MC_Trainer.py": ["--epochs", "2000"], "Adversarial_Trainer.py": ["--minutes", "0.01"]}
 # What is not run here, and why: whole command lines, and programs.
 NOT_RUN = {
     "make test": "the quick suite itself",
@@ -47,6 +51,10 @@ NOT_RUN = {
     ".venv/bin/python -m pytest -q -m \"not slow\"": "the quick suite itself",
     "python3 -m venv .venv": "what make venv does; .ci/run's make extras creates the venv",
     "python SARSA_Trainer.py --side O ...": "an outline of a call, not a command",
+    "python check.py --all": "tests/test_exercise.py runs it on the solved repository "
+                             "(test_the_solved_repository_passes_every_piece)",
+    "python check.py": "its pieces 1-3 are those of python check.py --all, which "
+                       "tests/test_exercise.py runs on the solved repository",
     "python Adversarial_Trainer.py --board 4x4 --k 4 --side O --seed 1":
         "minutes: make data, which this test runs too, trains the same table (into Data/)",
     "python tools/grade.py hand-ins/*": "needs a class of hand-ins: tests/test_grade.py grades one",
@@ -153,17 +161,43 @@ def ran(copy) -> dict[str, subprocess.CompletedProcess]:
 
 
 @pytest.fixture(scope="module")
-def made(ran, copy) -> dict[str, subprocess.CompletedProcess]:
+def made(ran, copy, tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
     """After the documented commands: the make targets they do not show, a second make exercise
     without and with FORCE=1, and make clean last."""
     shown = {shlex.split(line)[1] for line in ran if line.startswith("make ")}
-    rest = sorted(make_targets() - shown - set(INSTALLS) - {"test", "test-all", "clean"})
+    rest = sorted(make_targets() - shown - set(INSTALLS) - {"test", "test-all", "clean", "data"})
     results = {f"make {target}": run(*as_run(f"make {target}", copy)) for target in rest}
+    results["make data"] = make_data_small(copy, tmp_path_factory.mktemp("data"))
     results["make exercise (again)"] = run(*as_run("make exercise", copy))
     results["make exercise FORCE=1"] = run(*as_run("make exercise FORCE=1", copy))
     (copy / ".venv").mkdir()
     results["make clean"] = run(*as_run("make clean", copy))
     return results
+
+
+def make_data_small(copy: Path, scratch: Path) -> subprocess.CompletedProcess:
+    """make data's command lines (``make -n data``) run small, each saving into ``scratch``:
+    the first that fails is the result, else the last. Each Monte Carlo line runs twice and its
+    two tables must be the same bytes."""
+    argv, folder, env = as_run("make data", copy)
+    listed = run([argv[0], "-n", *argv[1:]], folder, env)
+    assert listed.returncode == 0, listed.stderr
+    lines = [shlex.split(line) for line in listed.stdout.splitlines() if line.strip()]
+    assert [words[1] for words in lines] == ["MC_Trainer.py", "MC_Trainer.py",
+                                             "Adversarial_Trainer.py", "Adversarial_Trainer.py"]
+    for number, words in enumerate(lines):
+        at = words.index("--out") + 1
+        outs = [scratch / f"{number}-{n}-{Path(words[at]).name}" for n in range(2)]
+        for out in outs[:2 if words[1] == "MC_Trainer.py" else 1]:
+            result = run([*words[:at], str(out), *words[at + 1:], *DATA_SMALLER[words[1]]],
+                         folder, env)
+            if result.returncode != 0 and not (words[1] == "Adversarial_Trainer.py"
+                                               and "Not proven: stopped" in result.stdout):
+                return result
+            assert out.is_file(), " ".join(words)
+        if words[1] == "MC_Trainer.py":
+            assert outs[0].read_bytes() == outs[1].read_bytes(), " ".join(words)
+    return subprocess.CompletedProcess(listed.args, 0, listed.stdout, "")
 
 
 def test_every_documented_command_is_run_here_or_says_who_runs_it():

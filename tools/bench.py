@@ -10,8 +10,8 @@ and with warm caches; the whole-process time of the README's commands; the chapt
 on this engine; a 1,000-game Tester run, exact evaluation of a pair of agents, the full solve,
 loading and saving a table; then the benchmarks of the other parts (the three trainers side by
 side, playout agents, Nim, the book's files, quitting mid-search, loading a big table, the exact
-walks of a learned table and of a network on 4x4 k=4, the learner proven unbeatable there, deep
-Q-learning). What it is measuring now is said on standard error as it goes. A part that does
+walks of a learned table and of a network on 4x4 k=4, the learner proven unbeatable there, make
+data's Monte Carlo tables trained again, deep Q-learning). What it is measuring now is said on standard error as it goes. A part that does
 not finish is named at the end, and the exit status is then 1.
 """
 
@@ -64,7 +64,8 @@ OTHER_BENCHMARKS = (("tools/compare.py", ("--bench",), ("--bench", "--epochs", "
                     ("tools/benchmarks/exact.py", ("--runs", "{runs}"),
                      ("--runs", "1", "--episodes", "2000")),
                     ("tools/benchmarks/network_exact.py", (), ("--games", "100")),
-                    ("tools/benchmarks/adversarial.py", (), ("--sides", "X")))
+                    ("tools/benchmarks/adversarial.py", (), ("--sides", "X")),
+                    ("tools/benchmarks/data.py", ("--skip", "Adversarial_Trainer.py"), None))
 # The DQN's seeds under every kernel level take most of an hour: make bench-dqn runs them apart.
 QUICK_EPISODES = 300      # --quick: every run this short (it checks the script, not the speed)
 # Every full run's figures are also kept here (git ignores it), dated, for make docs to quote.

@@ -51,6 +51,9 @@ NOT_RUN = {
     ".venv/bin/python -m pytest -q -m \"not slow\"": "the quick suite itself",
     "python3 -m venv .venv": "what make venv does; .ci/run's make extras creates the venv",
     "python SARSA_Trainer.py --side O ...": "an outline of a call, not a command",
+    "python Tester.py --board 4x4 --k 4 --worst-case Data/Q_ADV_O_4x4k4.pth":
+        "the longest walk of the shipped tables: tests/test_adversarial.py proves the table with "
+        "the same worst_case (this command's road is run with the X table)",
     "python check.py --all": "tests/test_exercise.py runs it on the solved repository "
                              "(test_the_solved_repository_passes_every_piece)",
     "python check.py": "its pieces 1-3 are those of python check.py --all, which "

@@ -11,7 +11,7 @@ on this engine; a 1,000-game Tester run, exact evaluation of a pair of agents, t
 loading and saving a table; then the benchmarks of the other parts (the three trainers side by
 side, playout agents, Nim, the book's files, quitting mid-search, loading a big table, the exact
 walks of a learned table and of a network on 4x4 k=4, the learner proven unbeatable there, make
-data's Monte Carlo tables trained again, deep Q-learning). What it is measuring now is said on standard error as it goes. A part that does
+data's Monte Carlo tables trained again, the m,n,k solver and position counts, deep Q-learning). What it is measuring now is said on standard error as it goes. A part that does
 not finish is named at the end, and the exit status is then 1.
 """
 
@@ -65,7 +65,8 @@ OTHER_BENCHMARKS = (("tools/compare.py", ("--bench",), ("--bench", "--epochs", "
                      ("--runs", "1", "--episodes", "2000")),
                     ("tools/benchmarks/network_exact.py", (), ("--games", "100")),
                     ("tools/benchmarks/adversarial.py", (), ("--sides", "X")),
-                    ("tools/benchmarks/data.py", ("--skip", "Adversarial_Trainer.py"), None))
+                    ("tools/benchmarks/data.py", ("--skip", "Adversarial_Trainer.py"), None),
+                    ("tools/benchmarks/mnk.py", ("--runs", "{runs}"), None))
 # The DQN's seeds under every kernel level take most of an hour: make bench-dqn runs them apart.
 QUICK_EPISODES = 300      # --quick: every run this short (it checks the script, not the speed)
 # Every full run's figures are also kept here (git ignores it), dated, for make docs to quote.

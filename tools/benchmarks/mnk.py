@@ -7,21 +7,25 @@
 Each board: the value of the empty board, the positions the solver searched and its table's size,
 the wall and CPU seconds of a fresh solve (the empty board, then each first move, then the cache
 file written), and of the second call, which reads that file. Then how many positions each board
-has (``tictactoe_rl.boards.reach``), with the seconds the count took, and whether the exact tools
-can walk its game in this machine's memory (``tictactoe_rl.exact.fits``). ``--baseline`` times, side by side, the plain negamax the solver was built to beat: every
+has (``tictactoe_rl.boards.reach``), with the seconds the count took, whether it is what
+docs/BOARDS.md's table quotes (the test suite counts the boards below 4x4 itself; the exit status
+is 1 when a count differs), and whether the exact tools can walk its game in this machine's
+memory (``tictactoe_rl.exact.fits``). ``--baseline`` times, side by side, the plain negamax the solver was built to beat: every
 canonical position of 4x4 k=4 visited, no pruning.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 from time import perf_counter, process_time
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
 
 from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
 from tictactoe_rl.boards.cache import cache_path, solve_board  # noqa: E402
@@ -35,6 +39,15 @@ from tictactoe_rl.boards.solver import Solver  # noqa: E402
 BOARDS = (BoardShape(3, 3, 3), BoardShape(3, 4, 3), BoardShape(4, 4, 3), BoardShape(4, 4, 4))
 LARGE_BOARDS = (BoardShape(4, 5, 4), BoardShape(5, 5, 4), BoardShape(5, 5, 5))
 DEFAULT_RUNS = 3
+QUOTED_ROW = re.compile(r"^\| (\d)x(\d) k=(\d) \| ([\d,]+) \| ([\d,]+) \|$", re.M)
+
+
+def quoted_counts() -> dict[BoardShape, tuple[int, int]]:
+    """docs/BOARDS.md's table of positions: ``(positions, up to symmetry)`` by board."""
+    text = (ROOT / "docs" / "BOARDS.md").read_text(encoding="utf-8")
+    return {BoardShape(int(rows), int(cols), int(k)): (int(positions.replace(",", "")),
+                                                       int(classes.replace(",", "")))
+            for rows, cols, k, positions, classes in QUOTED_ROW.findall(text)}
 
 
 def timed(work) -> tuple[float, float, object]:
@@ -65,12 +78,16 @@ def bench_solve(shape: BoardShape, runs: int) -> str:
             f"cached {_median(cached, 0) * 1000:6.2f} ms ({file_bytes} bytes)")
 
 
-def bench_counts(shape: BoardShape) -> str:
+def bench_counts(shape: BoardShape) -> tuple[str, bool]:
+    """One line of the board's counts, and whether they are what docs/BOARDS.md quotes."""
     wall, cpu, reach = timed(lambda: count_reachable(shape))
     fits = "fits in memory" if is_exact(shape) else "too large for this machine's memory"
+    quoted = quoted_counts().get(shape)
+    same = quoted == (reach.positions, reach.canonical) and reach.complete
     return (f"{shape.name:<9} {reach.positions:>11,} positions ({reach.canonical:>9,} up to "
             f"symmetry, {reach.finished:>9,} finished), counted in {wall:6.2f} s wall "
-            f"{cpu:6.2f} s CPU; exact tools: {fits}")
+            f"{cpu:6.2f} s CPU, {'as' if same else 'NOT as'} docs/BOARDS.md quotes; exact "
+            f"tools: {fits}"), same
 
 
 def plain_negamax(shape: BoardShape) -> tuple[int, int]:
@@ -114,8 +131,11 @@ def main(argv: list[str] | None = None) -> int:
     for shape in LARGE_BOARDS if args.large else ():
         print("  " + bench_solve(shape, 1), flush=True)
     print("reachable positions (and whether the exact tools can walk them all):")
+    differ = 0
     for shape in BOARDS:
-        print("  " + bench_counts(shape), flush=True)
+        line, same = bench_counts(shape)
+        differ += not same
+        print("  " + line, flush=True)
     if args.baseline:
         shape = BoardShape(4, 4, 4)
         wall, cpu, (value, positions) = timed(lambda: plain_negamax(shape))
@@ -125,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"4x4 k=4 side by side: plain negamax {positions:,} canonical positions "
               f"{wall:.1f} s wall {cpu:.1f} s CPU; this solver {solver.nodes:,} positions "
               f"{ours_wall:.2f} s wall {ours_cpu:.2f} s CPU: {cpu / ours_cpu:,.0f}x less CPU")
-    return 0
+    return 1 if differ else 0
 
 
 if __name__ == "__main__":

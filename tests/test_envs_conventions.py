@@ -1,0 +1,71 @@
+"""The field's conventions, as a practitioner relies on them: the namespaced id, one action per
+step, PettingZoo's warning, each console command's --version, the observation a model was trained
+on, and the exploiter that beats a trained policy, offered as a Gymnasium opponent."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tictactoe_rl
+from tictactoe_rl import cli
+from tictactoe_rl.envs.measure import measure_policy
+
+ROOT = Path(__file__).resolve().parent.parent
+EXTRAS = "the optional extras are not installed (pip install -r requirements-extra.txt)"
+
+
+@pytest.fixture
+def gym():
+    return pytest.importorskip("gymnasium", reason=f"gymnasium: {EXTRAS}")
+
+
+@pytest.fixture
+def aec():
+    pytest.importorskip("pettingzoo", reason=f"pettingzoo: {EXTRAS}")
+    from tictactoe_rl.envs import pettingzoo_env
+
+    return pettingzoo_env
+
+
+def first_empty(observation: np.ndarray, mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+def test_the_exported_id_is_ours_whoever_registered_the_bare_one_first(gym, monkeypatch):
+    from tictactoe_rl import envs
+
+    for env_id in ("TicTacToe-v0", "tictactoe_rl/TicTacToe-v0"):
+        monkeypatch.delitem(gym.registry, env_id)
+    gym.register("TicTacToe-v0", entry_point="gymnasium.envs.toy_text:FrozenLakeEnv")
+    assert envs.register() == tictactoe_rl.ENV_ID == "tictactoe_rl/TicTacToe-v0"
+    assert type(gym.make(tictactoe_rl.ENV_ID).unwrapped).__name__ == "TicTacToeEnv"
+    assert type(gym.make("TicTacToe-v0").unwrapped).__name__ == "FrozenLakeEnv"   # theirs
+
+
+@pytest.mark.parametrize("batch", [np.array([4]), np.array([[4]]), np.array([4, 5])], ids=repr)
+def test_a_batch_of_actions_is_refused_in_one_line_and_the_game_goes_on(gym, aec, batch):
+    env = gym.make(tictactoe_rl.ENV_ID, opponent="minimax")
+    env.reset(seed=0)
+    with pytest.raises(ValueError) as refused:
+        env.step(batch)
+    assert str(refused.value) == (f"action {' '.join(repr(batch).split())} has shape "
+                                  f"{batch.shape}: a step takes one cell index, such as 4 or "
+                                  f"np.array(4) (action.item() of a batch of one)")
+    seen, reward, terminated, _, info = env.step(4)           # nothing was played
+    assert (seen[4], reward, terminated, "illegal_action" in info) == (1, 0.0, False, False)
+    game = aec.env()
+    game.reset(seed=0)
+    with pytest.raises(ValueError, match=r"^action array\(.*a batch of one\)$"):
+        game.step(batch)
+    game.step(4)
+    assert game.agent_selection == "player_2" and not any(game.terminations.values())
+
+
+def test_pettingzoo_render_without_a_mode_warns_as_pettingzoo_does(aec):
+    game = aec.env()
+    game.reset(seed=0)
+    with pytest.warns(UserWarning, match="render\\(\\) was called without a render_mode"):
+        assert game.render() is None

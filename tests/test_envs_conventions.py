@@ -15,6 +15,9 @@ from tictactoe_rl.envs.measure import measure_policy
 
 ROOT = Path(__file__).resolve().parent.parent
 EXTRAS = "the optional extras are not installed (pip install -r requirements-extra.txt)"
+COMMANDS = {"play": "tictactoe-play", "train": "tictactoe-train", "train_q": "tictactoe-train-q",
+            "train_sarsa": "tictactoe-train-sarsa", "train_dqn": "tictactoe-train-dqn",
+            "measure": "tictactoe-measure"}
 
 
 @pytest.fixture
@@ -69,3 +72,13 @@ def test_pettingzoo_render_without_a_mode_warns_as_pettingzoo_does(aec):
     game.reset(seed=0)
     with pytest.warns(UserWarning, match="render\\(\\) was called without a render_mode"):
         assert game.render() is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("function, command", COMMANDS.items())
+def test_each_console_command_names_itself_in_its_version(function, command):
+    """Run as the installed command runs: its entry point, with the command as ``argv[0]``."""
+    done = subprocess.run([sys.executable, "-c", f"import sys; sys.argv[0] = {command!r}; "
+                           f"from tictactoe_rl.commands import {function}; sys.exit({function}())",
+                           "--version"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"{command} {cli.VERSION}\n", "")

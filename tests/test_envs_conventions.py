@@ -82,3 +82,47 @@ def test_each_console_command_names_itself_in_its_version(function, command):
                            f"from tictactoe_rl.commands import {function}; sys.exit({function}())",
                            "--version"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout, done.stderr) == (0, f"{command} {cli.VERSION}\n", "")
+
+
+# --- measure_policy shows a policy the observation it was trained on --------------------------
+
+def test_a_function_is_shown_the_observation_named_as_gymnasium_make_takes_it():
+    seen = []
+
+    def on_dict(observation: dict, mask: np.ndarray) -> int:
+        seen.append(observation)
+        assert (observation["action_mask"] == mask).all()
+        return first_empty(observation["observation"], mask)
+
+    assert measure_policy(on_dict, side="O", observation="dict") == \
+        measure_policy(first_empty, side="O")
+    assert set(seen[0]) == {"observation", "action_mask"} and seen[0]["action_mask"].dtype == np.int8
+    with pytest.raises(ValueError, match="^observation must be one of board, planes, dict, "
+                                         "got 'image'$"):
+        measure_policy(first_empty, observation="image")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind, policy", [("dict", "MultiInputPolicy"), ("planes", "MlpPolicy")])
+def test_an_sb3_model_is_shown_what_its_observation_space_says(gym, kind, policy):
+    sb3_contrib = pytest.importorskip("sb3_contrib", reason=f"sb3-contrib: {EXTRAS}")
+    env = gym.make(tictactoe_rl.ENV_ID, observation=kind)
+    model = sb3_contrib.MaskablePPO(policy, env, seed=1, device="cpu")
+
+    def twin(cells: np.ndarray, mask: np.ndarray) -> int:
+        """The model asked on the flat board, each observation built here by hand (X to move)."""
+        grid = cells.reshape(3, 3)
+        shown = ({"observation": cells, "action_mask": mask.astype(np.int8)} if kind == "dict"
+                 else np.stack([grid == 1, grid == -1, np.ones((3, 3))]).astype(np.float32))
+        return model.predict(shown, action_masks=mask, deterministic=True)[0]
+
+    report = measure_policy(model)
+    assert report == measure_policy(twin) and set(report.illegal.values()) == {0}
+    assert measure_policy(model, observation=kind) == report
+    with pytest.raises(ValueError, match=f"^observation='board', but the model was trained on "
+                                         f"observation='{kind}'$"):
+        measure_policy(model, observation="board")
+    with pytest.raises(ValueError, match=r"^the model observes .*, none of the observations of "
+                                         r"3x4 k=3 \(board, planes, dict\): measure it on the "
+                                         r"board it was trained on$"):
+        measure_policy(model, board="3x4")

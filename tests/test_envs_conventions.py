@@ -126,3 +126,52 @@ def test_an_sb3_model_is_shown_what_its_observation_space_says(gym, kind, policy
                                          r"3x4 k=3 \(board, planes, dict\): measure it on the "
                                          r"board it was trained on$"):
         measure_policy(model, board="3x4")
+
+
+# --- the exploiter: the opponent that beats a policy, and the line that does it ----------------
+
+def test_the_exploiter_beats_the_policy_in_the_environment_by_the_worst_case_line(gym):
+    report = measure_policy(first_empty, side="X")
+    assert report.worst == -1
+    assert report.line_actions == [row * 3 + col for row, col in report.line]
+    env = gym.make(tictactoe_rl.ENV_ID, side="X", opponent=tictactoe_rl.exploiter(first_empty))
+    for seed in range(3):                            # every game: the same, lost
+        seen, info = env.reset(seed=seed)
+        played, terminated = [], False
+        while not terminated:
+            action = first_empty(seen, info["action_mask"].astype(bool))
+            before = seen
+            seen, reward, terminated, _, info = env.step(action)
+            played.append(action)
+            answered = np.flatnonzero((seen == -1) & (before == 0))
+            played.extend(int(cell) for cell in answered)
+        assert reward == -1.0 and played == report.line_actions
+
+
+@pytest.mark.slow
+def test_an_unbeatable_policy_has_no_line_and_nothing_for_the_exploiter(gym):
+    from tictactoe_rl.boards.perfect import PerfectAgent
+    from tictactoe_rl.envs.board import position_of
+    from TicTacToe import TicTacToe
+
+    perfect = PerfectAgent(-1, TicTacToe())
+
+    def never_loses(cells: np.ndarray, mask: np.ndarray) -> int:
+        row, col = perfect.best_actions(position_of(cells, -1))[0]
+        return row * 3 + col
+
+    report = measure_policy(never_loses, side="O")
+    assert (report.worst, report.line, report.line_actions) == (0, None, None)
+    assert tictactoe_rl.exploiter(never_loses, side="O").beaten == 0
+
+
+def test_the_environment_refuses_an_opponent_of_the_wrong_side_or_board(gym):
+    opponent = tictactoe_rl.exploiter(first_empty, side="X")
+    for kwargs, words in (({"side": "O"}, "plays O, the same side as the learner"),
+                          ({"board": "3x4", "k": 3}, "plays on 3x3 k=3, the environment on 3x4")):
+        with pytest.raises(ValueError) as refused:
+            gym.make(tictactoe_rl.ENV_ID, opponent=opponent, **kwargs)
+        assert words in str(refused.value) and "\n" not in str(refused.value)
+    with pytest.raises(ValueError, match="^opponent must be an agent spec such as 'random', or "
+                                         "an Agent, got 3$"):
+        gym.make(tictactoe_rl.ENV_ID, opponent=3)

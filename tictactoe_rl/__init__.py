@@ -51,6 +51,7 @@ _EXPORTS = {
     **{name: ("tictactoe_rl.exact.solver", name) for name in (
         "best_response", "exact_outcome", "exact_result", "minimax_value")},
     "worst_case": ("tictactoe_rl.exact.worst", "worst_case"),
+    "exploiter": ("tictactoe_rl.envs.exploiter", "exploiter"),
 }
 
 

@@ -2,6 +2,7 @@
 step, PettingZoo's warning, each console command's --version, the observation a model was trained
 on, and the exploiter that beats a trained policy, offered as a Gymnasium opponent."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -65,6 +66,40 @@ def test_a_batch_of_actions_is_refused_in_one_line_and_the_game_goes_on(gym, aec
         game.step(batch)
     game.step(4)
     assert game.agent_selection == "player_2" and not any(game.terminations.values())
+
+
+NO_DISPLAY_CHECKS = """
+import gymnasium
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import render_test
+
+import tictactoe_rl
+from tictactoe_rl.envs import pettingzoo_env
+
+for mode in (None, "human"):      # check_env makes the environment in every render mode
+    check_env(gymnasium.make(tictactoe_rl.ENV_ID, render_mode=mode).unwrapped)
+render_test(pettingzoo_env.env)
+env = gymnasium.make(tictactoe_rl.ENV_ID, render_mode="human")
+env.reset(seed=0)
+seen = env.step(4)[0]                  # the learner's mark and the opponent's, drawn unseen
+print(int((seen == 1).sum()), int((seen == -1).sum()), env.render())
+env.close()
+"""
+
+
+@pytest.mark.slow
+def test_without_a_display_the_checkers_pass_and_the_game_still_refuses(gym, aec, tmp_path):
+    """As on a server: no DISPLAY, no WAYLAND_DISPLAY, no SDL_VIDEODRIVER asked for."""
+    bare = {name: value for name, value in os.environ.items()
+            if name not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    checked = subprocess.run([sys.executable, "-c", NO_DISPLAY_CHECKS], cwd=ROOT, env=bare,
+                             capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout == "1 1 None\n"
+    game = subprocess.run([sys.executable, "Game.py"], cwd=ROOT, env=bare, capture_output=True,
+                          text=True, timeout=120)
+    assert game.returncode == 2
+    assert game.stderr.startswith("error: no display to show the game window on")
 
 
 def test_pettingzoo_render_without_a_mode_warns_as_pettingzoo_does(aec):

@@ -3,6 +3,7 @@ step, PettingZoo's warning, each console command's --version, the observation a 
 on, and the exploiter that beats a trained policy, offered as a Gymnasium opponent."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,9 @@ import pytest
 
 import tictactoe_rl
 from tictactoe_rl import cli
+from tictactoe_rl.envs.board import board_shape
 from tictactoe_rl.envs.measure import measure_policy
+from tictactoe_rl.exact.fits import refusal
 
 ROOT = Path(__file__).resolve().parent.parent
 EXTRAS = "the optional extras are not installed (pip install -r requirements-extra.txt)"
@@ -210,3 +213,18 @@ def test_the_environment_refuses_an_opponent_of_the_wrong_side_or_board(gym):
     with pytest.raises(ValueError, match="^opponent must be an agent spec such as 'random', or "
                                          "an Agent, got 3$"):
         gym.make(tictactoe_rl.ENV_ID, opponent=3)
+
+
+def test_the_boards_the_docs_say_are_measured_are_and_the_others_refused():
+    """docs/ENVIRONMENTS.md's sentence on boards, held to ``measure_policy``'s own check."""
+    text = (ROOT / "docs" / "ENVIRONMENTS.md").read_text(encoding="utf-8")
+    said = re.search(r"Every board whose game the exact tools can walk is measured: (.*?)\.\n"
+                     r"A bigger one \((.*?)\) is refused in one line", text, re.S)
+    measured, refused = (re.findall(r"(\dx\d)(?: k=(\d))?", group) for group in said.groups())
+    assert ("4x4", "4") in measured and len(measured) == 4 and len(refused) == 2
+    for board, k in measured:
+        assert refusal(board_shape(board, k or None)) is None, (board, k)
+    for board, k in refused:
+        with pytest.raises(ValueError, match=f"^the exact tools cannot walk the game of {board} "
+                                             f"k={k}: it needs about"):
+            measure_policy(first_empty, board=board, k=k)

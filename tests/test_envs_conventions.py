@@ -228,3 +228,22 @@ def test_the_boards_the_docs_say_are_measured_are_and_the_others_refused():
         with pytest.raises(ValueError, match=f"^the exact tools cannot walk the game of {board} "
                                              f"k={k}: it needs about"):
             measure_policy(first_empty, board=board, k=k)
+
+
+@pytest.mark.slow
+def test_the_documented_training_against_the_exploiter_runs(gym, capsys):
+    """docs/ENVIRONMENTS.md's example, run as it stands but for one tiny round."""
+    pytest.importorskip("sb3_contrib", reason=f"sb3-contrib: {EXTRAS}")
+    text = (ROOT / "docs" / "ENVIRONMENTS.md").read_text(encoding="utf-8")
+    code = re.search(r"```python\n(.*?)```", text.split("## The exploiter", 1)[1], re.S).group(1)
+    assert len(code.splitlines()) <= 25
+    tiny = code.replace("STEPS, ROUNDS = 2_048, 60 ", "STEPS, ROUNDS = 64, 1 ")
+    tiny = tiny.replace("n_steps=512,", "n_steps=64, batch_size=64,")
+    assert tiny.count("64") == 3
+    namespace: dict = {}
+    exec(compile(tiny, "ENVIRONMENTS.md", "exec"), namespace)
+    printed = capsys.readouterr().out.splitlines()
+    model, report = namespace["model"], namespace["report"]
+    assert namespace["rounds"] == 1 and model.num_timesteps == 64
+    assert re.fullmatch(r"1 rounds of 64 steps in \d+ s", printed[0])
+    assert "\n".join(printed[1:]) == str(report) == str(measure_policy(model))

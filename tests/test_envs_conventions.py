@@ -14,7 +14,7 @@ import pytest
 import tictactoe_rl
 from tictactoe_rl import cli
 from tictactoe_rl.envs.board import board_shape
-from tictactoe_rl.envs.measure import measure_policy
+from tictactoe_rl.envs.measure import from_sb3, measure_policy
 from tictactoe_rl.exact.fits import refusal
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,16 +147,23 @@ def test_an_sb3_model_is_shown_what_its_observation_space_says(gym, kind, policy
     env = gym.make(tictactoe_rl.ENV_ID, observation=kind)
     model = sb3_contrib.MaskablePPO(policy, env, seed=1, device="cpu")
 
-    def twin(cells: np.ndarray, mask: np.ndarray) -> int:
-        """The model asked on the flat board, each observation built here by hand (X to move)."""
+    def shown(cells: np.ndarray, mask: np.ndarray):
+        """The observation of ``kind``, built here by hand from the flat board (X to move)."""
         grid = cells.reshape(3, 3)
-        shown = ({"observation": cells, "action_mask": mask.astype(np.int8)} if kind == "dict"
-                 else np.stack([grid == 1, grid == -1, np.ones((3, 3))]).astype(np.float32))
-        return model.predict(shown, action_masks=mask, deterministic=True)[0]
+        return ({"observation": cells, "action_mask": mask.astype(np.int8)} if kind == "dict"
+                else np.stack([grid == 1, grid == -1, np.ones((3, 3))]).astype(np.float32))
+
+    def twin(cells: np.ndarray, mask: np.ndarray) -> int:
+        return model.predict(shown(cells, mask), action_masks=mask, deterministic=True)[0]
+
+    def bare_twin(cells: np.ndarray, mask: np.ndarray) -> int:
+        return model.predict(shown(cells, mask), deterministic=True)[0]
 
     report = measure_policy(model)
     assert report == measure_policy(twin) and set(report.illegal.values()) == {0}
     assert measure_policy(model, observation=kind) == report
+    # wrapped to be measured without its mask, the model keeps its observation space
+    assert measure_policy(from_sb3(model, masked=False)) == measure_policy(bare_twin)
     with pytest.raises(ValueError, match=f"^observation='board', but the model was trained on "
                                          f"observation='{kind}'$"):
         measure_policy(model, observation="board")

@@ -68,6 +68,8 @@ def from_sb3(model: Predictor, masked: bool = True) -> Policy:
     def policy(seen: np.ndarray, mask: np.ndarray) -> Any:
         extra = {"action_masks": mask} if masked else {}
         return model.predict(seen, deterministic=True, **extra)[0]
+    # what the model was trained on goes with it, so measure_policy shows it the same
+    policy.observation_space = getattr(model, "observation_space", None)
     return policy
 
 

@@ -210,6 +210,14 @@ def test_an_unbeatable_policy_has_no_line_and_nothing_for_the_exploiter(gym):
     assert tictactoe_rl.exploiter(never_loses, side="O").beaten == 0
 
 
+def test_off_the_exploited_lines_the_fallback_plays_even_one_that_states_no_policy(gym):
+    opponent = tictactoe_rl.exploiter(first_empty, fallback="mcts:iterations=20")
+    env = gym.make(tictactoe_rl.ENV_ID, opponent=opponent)
+    seen, _ = env.reset(seed=0)
+    seen, reward, terminated, _, info = env.step(8)      # first_empty never opens in a corner
+    assert (seen == -1).sum() == 1 and not terminated and "illegal_action" not in info
+
+
 def test_the_environment_refuses_an_opponent_of_the_wrong_side_or_board(gym):
     opponent = tictactoe_rl.exploiter(first_empty, side="X")
     for kwargs, words in (({"side": "O"}, "plays O, the same side as the learner"),

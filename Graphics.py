@@ -98,18 +98,19 @@ class Graphics:
 
     ``Graphics()`` opens that window, as the course's scripts expect, and ``graphics(state)``
     shows a state in it. ``Game.py`` makes its own window and passes ``window=False``: ``draw``
-    paints onto any ``pygame.Surface`` (the window, or an image).
+    paints onto any ``pygame.Surface`` (the window, or an image). ``unseen=True`` opens the
+    window even where no display shows it (the environments' ``"human"`` render mode).
     """
 
     def __init__(self, size: tuple[int, int] = DEFAULT_SIZE, window: bool = True,
-                 shape: BoardShape = TIC_TAC_TOE) -> None:
+                 shape: BoardShape = TIC_TAC_TOE, unseen: bool = False) -> None:
         pygame.font.init()
         self._fonts: dict[int, pygame.font.Font] = {}
         self.shape = shape
         self.resize(size)
         self.screen: pygame.Surface | None = None
         if window:
-            self.screen = open_window(self.size, TITLE, resizable=False)
+            self.screen = open_window(self.size, TITLE, resizable=False, unseen=unseen)
 
     def __call__(self, state: State) -> None:
         """Show ``state`` in the window (the course's ``graphics(env.state)``): the board, whose

@@ -235,7 +235,7 @@ def test_the_example_trains_a_table_that_tester_measures_exactly(gym, tmp_path):
 # Every form of "cell 4" that Discrete(9).contains accepts (SB3's predict returns the 0-d array),
 # and forms it refuses, which are illegal moves.
 CELL_4 = [4, np.int64(4), np.int8(4), np.uint8(4), np.array(4), np.array(4, dtype=np.int32)]
-NOT_A_CELL = [4.0, np.array([4]), np.array(4.0), np.float32(4), "4", None, np.bool_(True)]
+NOT_A_CELL = [4.0, np.array(4.0), np.float32(4), "4", None, np.bool_(True)]
 
 
 @pytest.mark.parametrize("action", CELL_4, ids=repr)

@@ -165,8 +165,13 @@ def test_pip_install_then_gym_make_from_another_folder(installs, tmp_path, edita
                   "random", "--exact")
     assert (shipped.returncode == 0) != editable, shipped.stderr
     assert editable or "Data/Q_MC_X.pth: not in this folder; using the installed copy " in shipped.stderr
-    assert run(str(python.parent / "tictactoe-play"), "--version").stdout.strip() == \
-        f"Game.py {version}"
+    for command in ("tictactoe-play", "tictactoe-train", "tictactoe-train-q",
+                    "tictactoe-train-sarsa", "tictactoe-train-dqn", "tictactoe-measure"):
+        assert run(str(python.parent / command), "--version").stdout.strip() == \
+            f"{command} {version}"
+    # PEP 561's marker, installed from the wheel (an editable install is the clone's package)
+    package = source / "tictactoe_rl" if editable else course.parent
+    assert (package / "py.typed").is_file()
     # the package's own names are not the top level's: a user's package envs stays the user's, either
     # order; one named like a course module is named in one error, either order
     (elsewhere / "envs").mkdir()

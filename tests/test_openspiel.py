@@ -1,6 +1,8 @@
 """The m,n,k game as an OpenSpiel Python game: move for move OpenSpiel's own ``mnk`` (and
 ``tic_tac_toe``), and OpenSpiel's algorithms (MCTS, tabular Q-learning, CFR) run on it."""
 
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -144,3 +146,15 @@ def test_openspiels_cfr_comes_close_to_an_equilibrium_on_a_small_board():
     for _ in range(4):
         solver.evaluate_and_update_policy()
     assert exploitability.nash_conv(game, solver.average_policy()) < min(0.1, first / 4)
+
+
+@pytest.mark.slow
+def test_the_modules_docstring_example_runs_as_written():
+    """The example that ``tictactoe_rl/envs/openspiel_game.py`` opens with, run as it stands."""
+    example = tictactoe_rl.envs.openspiel_game.__doc__.split("::\n", 1)[1].split("\n\n")[0]
+    namespace: dict = {}
+    exec(compile(textwrap.dedent(example), "openspiel_game.py", "exec"), namespace)
+    state = namespace["state"]
+    assert namespace["game"].num_distinct_actions() == 16
+    assert str(state).count("x") == 1 and str(state).count(".") == 15
+    assert state.current_player() == 1

@@ -45,6 +45,7 @@ _EXPORTS = {
     **{name: ("tictactoe_rl.exact.solver", name) for name in (
         "best_response", "exact_outcome", "exact_result", "minimax_value")},
     "worst_case": ("tictactoe_rl.exact.worst", "worst_case"),
+    "exploiter": ("tictactoe_rl.envs.exploiter", "exploiter"),
 }
 
 load_by_location()      # before anything of the course is loaded

@@ -151,6 +151,23 @@ def adversarial_4x4(repo: Path, writing: bool) -> str:
             f"{time.strftime('%Y-%m-%d')}):\n" + code(printed))
 
 
+def processor() -> str:
+    """The processor's model name, as ``lscpu`` gives it (``AMD EPYC``)."""
+    done = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=TIMEOUT, check=True)
+    return re.search(r"^Model name:\s*(.+)$", done.stdout, re.M).group(1).strip()
+
+
+def exploiter(repo: Path, writing: bool) -> str:
+    """docs/ENVIRONMENTS.md's example that trains against the exploiter, run as it stands."""
+    text = (repo / "docs" / "ENVIRONMENTS.md").read_text(encoding="utf-8")
+    section = text.split("## The exploiter", 1)[1]
+    (repo / "exploiter_example.py").write_text(
+        re.search(r"```python\n(.*?)```", section, re.S).group(1), encoding="utf-8")
+    printed, how = timed_run(repo, "exploiter_example.py")
+    return (f"\nIt printed ({how}, {processor()}, {time.strftime('%Y-%m-%d')}):\n"
+            + code(printed))
+
+
 def compare(repo: Path, writing: bool) -> str:
     return "\n" + lines(run(repo, "tools/compare.py")) + "\n\n"
 
@@ -301,7 +318,7 @@ FIGURES = {figure.name: figure for figure in (
     Figure("train", "seconds", train), Figure("tester", "instant", tester_games()),
     Figure("exact", "instant",
            tester_games("--x", "Data/Q_MC_X.pth", "--o", "advanced", "--exact")),
-    Figure("worst-case", "seconds", worst_case),
+    Figure("worst-case", "seconds", worst_case), Figure("exploiter", "minutes", exploiter),
     Figure("optimum", "instant", tester_games("--optimum")),
     Figure("optimum-4x4", "minutes", optimum_4x4),
     Figure("adversarial-4x4", "minutes", adversarial_4x4),

@@ -40,6 +40,9 @@ REPOSITORY = COURSE
 # The project's version: every script's --version, and the installed package's metadata
 # (pyproject.toml reads it from here)
 VERSION = "1.0.0"
+# The console command (``tictactoe-measure``) running a course script, which --version names;
+# set by ``tictactoe_rl.commands``, None when the script runs as itself (``python Tester.py``).
+COMMAND: str | None = None
 
 
 class Parser(argparse.ArgumentParser):
@@ -50,7 +53,8 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
-        self.add_argument("--version", action="version", version=f"%(prog)s {VERSION}",
+        self.add_argument("--version", action="version",
+                          version=f"{COMMAND or '%(prog)s'} {VERSION}",
                           help="show the project's version and exit")
 
     def error(self, message: str):

@@ -27,8 +27,9 @@ from types import ModuleType
 
 from tictactoe_rl.geometry import MAX_SIDE
 
-ENV_ID = "TicTacToe-v0"                           # the first id, kept working
-NAMESPACED_ID = "tictactoe_rl/TicTacToe-v0"
+# The id to use: namespaced, so that no other package's TicTacToe-v0 is ever made instead.
+ENV_ID = "tictactoe_rl/TicTacToe-v0"
+BARE_ID = "TicTacToe-v0"       # the first id, kept working where no one else registered it first
 ENTRY_POINT = "tictactoe_rl.envs.gymnasium_env:TicTacToeEnv"
 # The learner moves at most once per cell of the biggest board: the limit never cuts a game short,
 # and tells Gymnasium (and the wrappers that read the spec) that every episode ends.
@@ -36,8 +37,8 @@ MAX_EPISODE_STEPS = MAX_SIDE * MAX_SIDE
 
 
 def register() -> str:
-    """Register the environment with Gymnasium's registry under both ids (once each); return the
-    old id.
+    """Register the environment with Gymnasium's registry under both ids (once each; an id that
+    another package registered first stays theirs); return ``ENV_ID``.
 
     Raises ``ModuleNotFoundError`` naming the extras when Gymnasium is not installed.
     """
@@ -48,7 +49,7 @@ def register() -> str:
             raise
         raise ModuleNotFoundError("TicTacToe-v0 needs gymnasium: pip install "
                                   "'tictactoe-rl-course[envs]'", name="gymnasium") from None
-    for env_id in (NAMESPACED_ID, ENV_ID):
+    for env_id in (ENV_ID, BARE_ID):
         if env_id not in gymnasium.registry:
             gymnasium.register(id=env_id, entry_point=ENTRY_POINT,
                                max_episode_steps=MAX_EPISODE_STEPS)

@@ -86,6 +86,16 @@ def cell_index(action) -> int | None:
     return None
 
 
+def check_one(action) -> None:
+    """A one-line ``ValueError`` for an array with dimensions, such as ``np.array([4])`` (what
+    vectorised code passes): a step takes one action, so a batch is the caller's bug, not a move
+    to lose the game by. A 0-d array (``np.array(4)``) is one action."""
+    if isinstance(action, np.ndarray) and action.ndim > 0:
+        raise ValueError(f"action {shown_action(action)} has shape {action.shape}: a step takes "
+                         f"one cell index, such as 4 or np.array(4) (action.item() of a batch "
+                         f"of one)")
+
+
 def legal_cell(position: State, action) -> tuple[int, int] | None:
     """The ``(row, col)`` that ``action`` names when it is a whole number (see ``cell_index``)
     naming an empty cell of ``position`` (on its own board); ``None`` for anything else."""

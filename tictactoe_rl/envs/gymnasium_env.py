@@ -24,7 +24,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from Agent import PolicyUnknown
+from Agent import Agent, PolicyUnknown
 from tictactoe_rl.envs import register
 from tictactoe_rl.geometry import BoardShape
 from tictactoe_rl.positions import start_position
@@ -37,6 +37,24 @@ from TicTacToe import REWARD, TicTacToe
 
 ILLEGAL_CHOICES = ("lose", "raise")
 SEED_LIMIT = 2**63   # an opponent's own generator is seeded with a draw below this
+
+
+def opponent_of(opponent: str | Agent, player: int, game: TicTacToe) -> Agent:
+    """The agent ``opponent`` names (a spec) or is (an ``Agent`` already made, such as
+    ``tictactoe_rl.exploiter(model)``), playing ``player`` on ``game``'s board; a one-line
+    ``ValueError`` for anything else, or an agent of the wrong side or board."""
+    if isinstance(opponent, str):
+        return make_agent(opponent, player, game)
+    if not isinstance(opponent, Agent):
+        raise ValueError(f"opponent must be an agent spec such as 'random', or an Agent, got "
+                         f"{shown_action(opponent)}")
+    if opponent.player != player:
+        raise ValueError(f"the opponent {type(opponent).__name__} plays {symbol(opponent.player)}"
+                         f", the same side as the learner")
+    if opponent.env.shape != game.shape:
+        raise ValueError(f"the opponent {type(opponent).__name__} plays on "
+                         f"{opponent.env.shape.name}, the environment on {game.shape.name}")
+    return opponent
 
 
 class TicTacToeEnv(gymnasium.Env):
@@ -63,7 +81,8 @@ class TicTacToeEnv(gymnasium.Env):
 
     An action is whatever ``Discrete(N).contains`` accepts, bools aside: a Python int, a numpy
     integer scalar, or a 0-d integer array (``model.predict(obs)`` of Stable-Baselines3 returns
-    ``array(4)``). Only empty cells are legal; ``info["action_mask"]`` (``int8``, 1 = legal) and
+    ``array(4)``); an array of one or more dimensions (``np.array([4])``, a batch) is a one-line
+    ``ValueError``. Only empty cells are legal; ``info["action_mask"]`` (``int8``, 1 = legal) and
     ``env.unwrapped.action_masks()`` (``bool``, what sb3-contrib's ``MaskablePPO`` calls; reach it
     through wrappers with ``env.get_wrapper_attr("action_masks")()``) say which they are.
 
@@ -115,7 +134,9 @@ class TicTacToeEnv(gymnasium.Env):
 
     - ``opponent`` (default ``"random"``): an agent spec of ``tictactoe_rl/players/specs.py`` -- ``random``,
       ``advanced``, ``minimax``, ``playout``, ``mcts``, a mixture such as ``random+minimax``, or
-      the path of a saved Q-table for the other side (``Data/Q_MC_O.pth`` against an X learner).
+      the path of a saved Q-table for the other side (``Data/Q_MC_O.pth`` against an X learner);
+      or an ``Agent`` of the other side on the same board, such as ``tictactoe_rl.exploiter(model)``,
+      the opponent that beats a trained policy (``tictactoe_rl/envs/exploiter.py``).
     - ``side`` (default ``"X"``): the side the learner plays, ``"X"`` or ``"O"``.
     - ``illegal`` (default ``"lose"``): ``"lose"`` ends the episode with reward ``-1``; ``"raise"``
       raises ``ValueError`` instead (for code that should never try one).
@@ -144,7 +165,7 @@ class TicTacToeEnv(gymnasium.Env):
 
     metadata = {"render_modes": list(render.RENDER_MODES), "render_fps": 4}
 
-    def __init__(self, opponent: str = "random", side: str = "X", illegal: str = "lose",
+    def __init__(self, opponent: str | Agent = "random", side: str = "X", illegal: str = "lose",
                  render_mode: str | None = None, board: str = "3x3",
                  k: int | str | None = None, observation: str = "board") -> None:
         self.shape: BoardShape = board_shape(board, k)
@@ -154,14 +175,11 @@ class TicTacToeEnv(gymnasium.Env):
                              f"got {illegal!r}")
         render.check_mode(render_mode)
         self.side = side_number(side)
-        if not isinstance(opponent, str):
-            raise ValueError(f"opponent must be an agent spec such as 'random', got "
-                             f"{shown_action(opponent)}")
-        self.opponent_spec = opponent
         self.illegal = illegal
         self.render_mode = render_mode
         self._game = TicTacToe(board=self.shape)
-        self._opponent = make_agent(opponent, -self.side, self._game)
+        self._opponent = opponent_of(opponent, -self.side, self._game)
+        self.opponent_spec = opponent if isinstance(opponent, str) else type(opponent).__name__
         self.observation_space = observations.space(self.observation_kind, self.shape)
         self.action_space = spaces.Discrete(self.shape.size)
         self._position = start_position(self.shape)
@@ -191,6 +209,7 @@ class TicTacToeEnv(gymnasium.Env):
         """The learner marks cell ``action``, then the opponent replies unless the game is over."""
         if self._over:
             raise RuntimeError("the episode is over: call reset() before step()")
+        board.check_one(action)
         cell = board.legal_cell(self._position, action)
         if cell is None:
             if self.illegal == "raise":

@@ -10,8 +10,9 @@ A policy here is what the field's libraries train, seen the way the environments
 - a plain function ``(observation, mask) -> action``, the observation as the environment gives it
   and the mask ``bool``, one flag per cell (``True`` = empty); the action a cell index.
 
-``measure_policy(policy, side="X", board="3x3", k=None)`` takes any of the three (``as_policy``
-tells them apart) and walks every game it can meet (``tictactoe_rl.exact.solver``): its exact
+``measure_policy(policy, side="X", board="3x3", k=None, observation=None)`` takes any of the three
+(``as_policy`` tells them apart), shows it the observation it was trained on (``observation`` as
+``gymnasium.make`` takes it, or read from an SB3 model's ``observation_space``) and walks every game it can meet (``tictactoe_rl.exact.solver``): its exact
 wins, losses and draws against ``random``, ``advanced`` and the perfect player
 (``tictactoe_rl.exact.opponents``), how often it loses by an illegal move, and the
 worst case any opponent can bring about with a shortest line that does it. The policy is asked
@@ -31,7 +32,8 @@ import numpy as np
 from Agent import Agent, seats
 from State import State, position_of, symbol
 from TicTacToe import Action, TicTacToe
-from tictactoe_rl.envs.board import (action_mask, board_shape, cell_index, observation,
+from tictactoe_rl.envs import observations
+from tictactoe_rl.envs.board import (action_mask, action_of, board_shape, cell_index,
                                      shown_action, side_number)
 from tictactoe_rl.exact.fits import refusal
 from tictactoe_rl.exact.opponents import opponents_of
@@ -66,6 +68,8 @@ def from_sb3(model: Predictor, masked: bool = True) -> Policy:
     def policy(seen: np.ndarray, mask: np.ndarray) -> Any:
         extra = {"action_masks": mask} if masked else {}
         return model.predict(seen, deterministic=True, **extra)[0]
+    # what the model was trained on goes with it, so measure_policy shows it the same
+    policy.observation_space = getattr(model, "observation_space", None)
     return policy
 
 
@@ -109,8 +113,7 @@ class PolicyAgent(Agent):
     it answers to each position, asked once and kept. An answer off the board is an illegal
     move (the walks score it a loss); one that is no whole number is a ``ValueError``."""
 
-    def __init__(self, policy: Policy, player: int, env: TicTacToe,
-                 observe: Observe = observation) -> None:
+    def __init__(self, policy: Policy, player: int, env: TicTacToe, observe: Observe) -> None:
         super().__init__(player, env)
         self.policy, self.observe = policy, observe
         self._moves: dict[State, Action] = {}
@@ -158,6 +161,14 @@ class PolicyReport:
                 f"draws {draws:.4%}  illegal moves {self.illegal[name]:.4%}"
                 for name, (wins, losses, draws) in self.results.items()]
 
+    @property
+    def line_actions(self) -> list[int] | None:
+        """``line`` as the environments' actions (cell indices), both sides' moves in turn: the
+        moves to replay in ``TicTacToe-v0`` or ``tictactoe_v1``; ``None`` when unbeatable."""
+        if self.line is None:
+            return None
+        return [action_of(cell, self.board) for cell in self.line]
+
     def worst_line(self) -> str:
         """Whether any line of play beats the policy, and one that does."""
         return ("unbeatable: no sequence of opponent moves beats it" if self.worst >= 0 else
@@ -169,18 +180,51 @@ class PolicyReport:
                           self.worst_line()])
 
 
-def measure_policy(policy: Any, side: str = "X", board: str = "3x3", k: int | str | None = None,
-                   observe: Observe = observation) -> PolicyReport:
-    """The exact figures of ``policy`` (see ``as_policy``) playing ``side`` (``"X"``, ``"O"``) on
-    ``board`` with ``k`` in a row (as ``gymnasium.make`` takes them), each position shown as
-    ``observe(position, side)`` (default: the environment's flat int8 cells). A one-line
-    ``ValueError`` for a board whose game does not fit in memory, or a bad side or board."""
+def shown_as(policy: Any, shape: BoardShape, observation: str | None) -> Observe:
+    """How positions are shown to ``policy``: the encoding ``observation`` names
+    (``tictactoe_rl/envs/observations.py``) or, when it is ``None``, the one of the policy's own
+    ``observation_space`` (an SB3 model's), else the flat board. A one-line ``ValueError`` when
+    the two disagree, or the space is none of the board's."""
+    space = getattr(policy, "observation_space", None)
+    if space is not None:
+        trained = observations.kind_of(space, shape)
+        if observation is not None and observations.check_kind(observation) != trained:
+            raise ValueError(f"observation={observation!r}, but the model was trained on "
+                             f"observation={trained!r}")
+        observation = trained
+    kind = observations.check_kind("board" if observation is None else observation)
+
+    def observe(position: State, side: int) -> Any:
+        return observations.encode(kind, position, side, action_mask(position))
+    return observe
+
+
+def policy_agent(policy: Any, side: str = "X", board: str = "3x3", k: int | str | None = None,
+                 observation: str | None = None, observe: Observe | None = None) -> PolicyAgent:
+    """``policy`` (see ``as_policy``) as the agent playing ``side`` on ``board`` that the exact
+    tools walk; the arguments are ``measure_policy``'s. One-line ``ValueError`` for a bad side
+    or board, a board whose game does not fit in memory, or an observation that does not fit."""
     shape, player = board_shape(board, k), side_number(side)
     refused = refusal(shape)
     if refused is not None:
         raise ValueError(refused)
-    agent = PolicyAgent(as_policy(policy), player, TicTacToe(board=shape), observe)
-    start = start_position(shape)
+    if observe is not None and observation is not None:
+        raise ValueError("give observation= or observe=, not both")
+    shown = observe if observe is not None else shown_as(policy, shape, observation)
+    return PolicyAgent(as_policy(policy), player, TicTacToe(board=shape), shown)
+
+
+def measure_policy(policy: Any, side: str = "X", board: str = "3x3", k: int | str | None = None,
+                   observation: str | None = None,
+                   observe: Observe | None = None) -> PolicyReport:
+    """The exact figures of ``policy`` (see ``as_policy``) playing ``side`` (``"X"``, ``"O"``) on
+    ``board`` with ``k`` in a row, shown the ``observation`` it was trained on (``"board"``,
+    ``"planes"``, ``"dict"``), all as ``gymnasium.make`` takes them. Without ``observation``, an
+    SB3 model is shown what its ``observation_space`` says and anything else the flat board;
+    ``observe(position, side)`` shows any other encoding. A one-line ``ValueError`` for a board
+    whose game does not fit in memory, a bad side or board, or a model of another board."""
+    agent = policy_agent(policy, side, board, k, observation, observe)
+    player, start = agent.player, start_position(agent.env.shape)
     results, illegal = {}, {}
     for name, opponent in opponents_of(agent).items():
         with walk_progress(f"exact vs {name}") as progress:
@@ -189,4 +233,4 @@ def measure_policy(policy: Any, side: str = "X", board: str = "3x3", k: int | st
         illegal[name] = illegal_share(outcome, player)
     with walk_progress("worst case") as progress:
         worst, line = worst_case(agent, start, progress)
-    return PolicyReport(shape, player, results, illegal, worst, line)
+    return PolicyReport(agent.env.shape, player, results, illegal, worst, line)

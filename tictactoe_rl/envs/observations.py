@@ -12,19 +12,24 @@
   from the observation (Stable-Baselines3's ``MultiInputPolicy``, RLlib's action-masking
   models).
 
-Only Gymnasium's spaces here: the encodings are ``tictactoe_rl/envs/board.py``'s, the mask the
-environment's.
+Only Gymnasium's spaces here (imported by ``space`` alone, so that ``encode`` serves
+``measure_policy`` where Gymnasium is not installed): the encodings are
+``tictactoe_rl/envs/board.py``'s, the mask the environment's.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from gymnasium import spaces
 
 from tictactoe_rl.envs import board
 from tictactoe_rl.envs.board import PLANES
 from tictactoe_rl.geometry import BoardShape
 from State import State
+
+if TYPE_CHECKING:
+    from gymnasium import spaces
 
 OBSERVATIONS = ("board", "planes", "dict")
 
@@ -39,6 +44,8 @@ def check_kind(kind: object) -> str:
 
 def space(kind: str, shape: BoardShape) -> spaces.Space:
     """The observation space of ``kind`` on ``shape``."""
+    from gymnasium import spaces   # only here: measuring a function needs no Gymnasium
+
     flat = spaces.Box(-1, 1, (shape.size,), np.int8)
     if kind == "planes":
         return spaces.Box(0.0, 1.0, (PLANES, shape.rows, shape.cols), np.float32)
@@ -56,3 +63,14 @@ def encode(kind: str, position: State, side: int, mask: np.ndarray) -> np.ndarra
     if kind == "dict":
         return {"observation": board.observation(position, side), "action_mask": mask.copy()}
     return board.observation(position, side)
+
+
+def kind_of(observed: spaces.Space, shape: BoardShape) -> str:
+    """Which of ``OBSERVATIONS`` on ``shape`` the space ``observed`` is (a trained model's
+    ``observation_space``); a one-line ``ValueError`` when it is none of them."""
+    for kind in OBSERVATIONS:
+        if space(kind, shape) == observed:
+            return kind
+    raise ValueError(f"the model observes {board.shown_action(observed, 80)}, none of the "
+                     f"observations of {shape.name} ({', '.join(OBSERVATIONS)}): measure it on "
+                     f"the board it was trained on")

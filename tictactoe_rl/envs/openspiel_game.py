@@ -1,12 +1,18 @@
 """The project's m,n,k game as an OpenSpiel Python game (needs ``open_spiel``, see the README).
 
 Importing this module registers the game ``tictactoe_rl_mnk`` with ``pyspiel``, so OpenSpiel's own
-algorithms play it like any of its games::
+algorithms play it like any of its games -- its Python ones: the C++ bots (``pyspiel.MCTSBot``)
+crash on every Python game, OpenSpiel's own ``python_tic_tac_toe`` too::
 
+    import numpy as np
     import pyspiel
+    from open_spiel.python.algorithms import mcts
     import tictactoe_rl.envs.openspiel_game
     game = pyspiel.load_game("tictactoe_rl_mnk(rows=4,cols=4,k=4)")   # default: 3x3, k=3
-    bot = pyspiel.MCTSBot(game, 2, 200, pyspiel.RandomRolloutEvaluator(1, 0))
+    rng = np.random.RandomState(0)
+    bot = mcts.MCTSBot(game, 2.0, 100, mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
+    state = game.new_initial_state()
+    state.apply_action(bot.step(state))                 # the bot's first move, for X
 
 The rules are the repository's (``TicTacToe.next_state`` on ``State`` positions, any board of
 ``tictactoe_rl/geometry.py``); the encodings are the Gymnasium environment's

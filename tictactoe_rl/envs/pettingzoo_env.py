@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -72,7 +73,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
 
     Action: ``Discrete(N)``, the cell to mark, ``row = action // cols``, ``col = action % cols``
     (``// 3`` and ``% 3`` on 3x3): a Python int, a numpy integer scalar or a 0-d integer array
-    (what ``Discrete.contains`` accepts, bools aside).
+    (what ``Discrete.contains`` accepts, bools aside); an array of one or more dimensions
+    (``np.array([4])``, a batch) is a one-line ``ValueError``.
 
     Rewards, on the move that ends the game (``k`` in a row, or a full board): ``+1`` the winner,
     ``-1`` the loser, ``0`` both for a draw, on every board. An illegal move (an occupied cell,
@@ -178,6 +180,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        board.check_one(action)
         self._cumulative_rewards[agent] = 0.0
         other = AGENTS[1 - AGENTS.index(agent)]
         cell = board.legal_cell(self._position, action)
@@ -201,6 +204,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
     def render(self) -> str | np.ndarray | None:
         """The picture ``render_mode`` asks for: text, a frame array, or ``None`` (a window)."""
         if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode: make the "
+                                  "environment with render_mode='ansi', 'rgb_array' or 'human'")
             return None
         if self.render_mode == render.TEXT_MODE:
             return render.text(self._position)

@@ -1,5 +1,10 @@
 """Pictures of a position for the environments: text, and the repository's game window.
 
+The ``"human"`` window opens on a machine without a display too, drawn where no one sees it, as
+Gymnasium's toy-text games and PettingZoo's ``tictactoe_v3`` do: Gymnasium's ``check_env`` and
+PettingZoo's ``render_test`` make an environment in every render mode. (``Game.py`` still refuses
+a game no one can see.)
+
 Kept apart from the rules: the environments only say what to show. Pygame (through
 ``Graphics.py``) is imported only when a picture is asked for, so the text mode and the
 environments themselves never need a display. Any board is shown as it is: the text has one line
@@ -60,7 +65,9 @@ class Pictures:
         from Graphics import Graphics
 
         self.window = mode == WINDOW_MODE
-        self.graphics = Graphics(FRAME_SIZE, window=self.window)
+        # unseen: on a machine without a display the window is drawn offscreen, as the field's
+        # own environments do, so that checkers making every render mode pass there too
+        self.graphics = Graphics(FRAME_SIZE, window=self.window, unseen=True)
         self.surface = self.graphics.screen if self.window else pygame.Surface(self.graphics.size)
 
     def draw(self, position: State, last_move: tuple[int, int] | None, note: str) -> np.ndarray:

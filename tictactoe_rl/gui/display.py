@@ -1,12 +1,14 @@
 """Opening the game window, or saying in one line why there is none; checking a screenshot path.
 
 Without a display SDL does not fail: it falls back to an offscreen driver and the game runs on,
-unseen, for ever. So a window is refused when SDL would have to fall back -- on Linux with neither
+unseen, for ever. So the game's window is refused when SDL would have to fall back -- on Linux with neither
 ``DISPLAY`` nor ``WAYLAND_DISPLAY`` set, or whenever SDL chose the offscreen or dummy driver
 although nobody asked for it. ``SDL_VIDEODRIVER=dummy`` asks for it: that is how tests and CI run
 the game headless. On Linux with only ``DISPLAY`` (or only ``WAYLAND_DISPLAY``) set, SDL is told to
 use that display's driver alone, so that a display it cannot reach is one line naming it, not SDL
-trying the other drivers (with their own complaints) and falling back unseen.
+trying the other drivers (with their own complaints) and falling back unseen. The environments'
+``"human"`` render mode is the one exception (``unseen``): a checker that makes an environment in
+every render mode must pass on a machine without a display, as it does for the field's own games.
 """
 
 from __future__ import annotations
@@ -75,16 +77,20 @@ def init_display() -> None:
             del os.environ["SDL_VIDEODRIVER"]
 
 
-def open_window(size: tuple[int, int], caption: str, resizable: bool) -> pygame.Surface:
-    """Open the window and return its surface. Raises ``NoDisplay`` if it would be unseen, and
-    ``pygame.error`` if SDL cannot open it at all.
+def open_window(size: tuple[int, int], caption: str, resizable: bool,
+                unseen: bool = False) -> pygame.Surface:
+    """Open the window and return its surface. Raises ``NoDisplay`` if it would be unseen (unless
+    ``unseen``: then SDL's fallback draws it where no one sees it, as Gymnasium's and PettingZoo's
+    own games do in their ``"human"`` render mode), and ``pygame.error`` if SDL cannot open it
+    at all.
 
     A resizable window stays the same window for good: pygame 2 resizes its surface when the
     user drags the frame, so nobody calls ``set_mode`` again (that would make a new window)."""
-    check_display()
+    if not unseen:
+        check_display()
     init_display()
     driver = pygame.display.get_driver()
-    if driver in HEADLESS_DRIVERS and requested_driver() != driver:
+    if driver in HEADLESS_DRIVERS and requested_driver() != driver and not unseen:
         pygame.display.quit()
         raise NoDisplay(f"no display to show the game window on (SDL fell back to its "
                         f"{driver} driver): {HOW_TO_SEE_IT}")

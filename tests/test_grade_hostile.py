@@ -764,3 +764,51 @@ def test_hand_ins_given_through_links_cannot_read_each_other(tmp_path):
         pytest.skip("this system does not allow read-only file systems")
     note = read_rows(tmp_path / "report")["alice"]["note"]
     assert "Bob's refused" in note and "BOB-SECRET" not in note, note
+
+
+# --- names and cells a spreadsheet could misread -------------------------------------------------
+
+FORMULA_STARTS = ("=", "+", "-", "@")
+
+
+def live_cells(text: str) -> list[str]:
+    """The cells of a CSV that a spreadsheet would run as a formula, read with "," as the
+    separator (quotes honoured) or with ";" (each line split at every ";", a cell's leading
+    spaces and quotes dropped, as a reader that no longer honours the quotes does)."""
+    comma = [cell for row in csv.reader(text.splitlines()) for cell in row]
+    semicolon = [cell.lstrip(' "') for line in text.splitlines() for cell in line.split(";")]
+    return [cell for cell in comma + semicolon if cell.startswith(FORMULA_STARTS)]
+
+
+@pytest.mark.slow
+def test_every_row_has_a_name_of_its_own_and_no_cell_runs(tmp_path):
+    """Two hand-ins called ``alice`` beside one called ``alice (2)``: three names, each row's
+    origin in a column of its own; a name and a note made to be formulas in a spreadsheet that
+    reads ";" as the separator stay text (each hand-in is refused, so no box runs)."""
+    hand_ins = {"first/alice.txt": "first", "second/alice.txt": "second",
+                "alice (2).txt": "third", "a;=cmd|' -C calc'!A0.txt": "fourth"}
+    for name in hand_ins:
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("not a hand-in")
+    done = subprocess.run([sys.executable, str(GRADE), *hand_ins, "--out", "report"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = read_rows(tmp_path / "report")
+    origins = {row["origin"]: name for name, row in rows.items()}
+    assert origins == {"first/alice.txt": "alice", "second/alice.txt": "alice (3)",
+                       "alice (2).txt": "alice (2)", "a;'=cmd|' -C calc'!A0.txt":
+                       "a;'=cmd|' -C calc'!A0"}, origins
+    text = (tmp_path / "report" / CSV_NAME).read_text(encoding="utf-8")
+    assert live_cells(text) == [], live_cells(text)
+    page = (tmp_path / "report" / HTML_NAME).read_text(encoding="utf-8").replace("<wbr>", "")
+    assert "second/alice.txt" in page and page.count("alice (3)") == 1
+
+
+def test_a_note_after_a_semicolon_never_starts_a_formula():
+    notes = ["x;=1+2;y", "x; \"=HYPERLINK(1)\"", "x;  +1", "x;@SUM(1)", "x;-2", "=1", "a;b"]
+    from tools.grading.cells import table
+    from tools.grading.report import csv_text
+    from tools.grading.results import Row
+    text = csv_text(table([Row("s", "graded", notes=notes, origin="s.zip")]))
+    assert live_cells(text) == [], live_cells(text)
+    assert "a;b" in text, "a semicolon before plain text is left as it is"

@@ -188,7 +188,8 @@ def test_a_piece_left_as_the_issued_stub_is_named_and_a_pass_on_it_is_flagged(ex
 def test_the_csv_is_written_again_after_each_row_and_the_rest_is_marked_at_the_end(tmp_path):
     from tools.grading.report import STOPPED, Report
 
-    report = Report(tmp_path, ["first", "second", "third"], Context("t", "now", "i", "l"))
+    report = Report(tmp_path, [(name, f"hand-ins/{name}") for name in ("first", "second", "third")],
+                    Context("t", "now", "i", "l"))
     report.add(1, results.Row("second", "graded", verdicts={1: "passed"}, points={1: 30},
                               output="what it printed"))
     with open(tmp_path / "report.csv", newline="", encoding="utf-8") as stream:
@@ -211,7 +212,7 @@ def test_with_no_room_anywhere_the_grades_are_kept_to_be_printed(tmp_path, monke
     (tmp_path / "taken").write_text("a file where the report folder should be")
     monkeypatch.setattr(report_module.tempfile, "gettempdir", lambda: str(tmp_path / "no"))
     monkeypatch.setattr(report_module.os.path, "expanduser", lambda path: str(tmp_path / "no"))
-    report = report_module.Report(tmp_path / "taken", ["a"], Context("t", "now", "i", "l"))
+    report = report_module.Report(tmp_path / "taken", [("a", "a.zip")], Context("t", "now", "i", "l"))
     report.add(0, results.Row("a", "graded", verdicts={1: "passed"}, points={1: 30}))
     assert report.finish() == [] and report.problem and report.fallback is None
     [row] = list(csv.DictReader(report.grades.decode("utf-8").splitlines()))

@@ -271,7 +271,8 @@ def grade_class(args, out: Path, pristine: dict[str, bytes],
         limited = describe_limits(limits, isolation.own_count, isolation.memory is not None)
         context = Context("Exercise grades", datetime.now().strftime("%Y-%m-%d %H:%M"),
                           isolation.describe(), limited, tuple(unavailable))
-        report = Report(out, [submission.name for submission in submissions], context)
+        report = Report(out, [(submission.name, submission.origin)
+                              for submission in submissions], context)
         shipped = shipped_tables(pristine, run_dir)
         try:
             grade_all(submissions, pristine, settings, report,

@@ -44,6 +44,7 @@ th, td { border: 1px solid #ccc; padding: 0.2em 0.35em; text-align: left; vertic
   overflow-wrap: normal; word-break: normal; hyphens: manual; }
 th { background: #eee; font-weight: bold; }
 td.name { min-width: 7em; max-width: 12em; overflow-wrap: break-word; }
+small.origin { color: #555; }
 td.note { min-width: 16em; max-width: 26em; } td.flags { min-width: 9em; max-width: 14em; }
 td.note ul, td.flags ul, td.pieces ul { margin: 0; padding-left: 1em; }
 td.pieces ul { list-style: none; padding: 0; } td.pieces li { white-space: nowrap; }
@@ -73,7 +74,8 @@ def headers(sides: tuple[str, ...]) -> list[str]:
                for opponent in OPPONENTS]
             + [f"{side} can be beaten?" for side in sides] + ["seconds", "flags", "notes for you"])
 # What each column holds, in the columns' order: the page's legend.
-LEGEND = (("name", "the hand-in (its folder or zip)"),
+LEGEND = (("name", "the hand-in's name (a number added when an earlier one has it), and below "
+                   "it, where it was read from (its folder or zip, as the grader was given it)"),
           ("status", "graded, or why the check did not end by itself (timed out, killed, ...)"),
           ("pieces", "each piece's verdict and the points it earned: passed, failed, not "
                      "written (still the issued stub), not attempted (an earlier piece failed), "
@@ -127,9 +129,10 @@ def html_page(cells: list[list[str]], context: Context, plot: bytes) -> str:
 
 def _html_row(cell: dict[str, str], sides: tuple[str, ...]) -> list[str]:
     """The row's cells (``<td>``), in the order of ``headers(sides)``."""
-    # a name breaks after its - and _ rather than inside a word
-    name = html.escape(cell["name"]).replace("-", "-<wbr>").replace("_", "_<wbr>")
-    tds = [f'<td class="name">{name}</td>',
+    # a name breaks after its - _ and / rather than inside a word
+    name, origin = (html.escape(cell[key]).replace("-", "-<wbr>").replace("_", "_<wbr>")
+                    .replace("/", "/<wbr>") for key in ("name", "origin"))
+    tds = [f'<td class="name">{name}<br><small class="origin">{origin}</small></td>',
            _td(cell["status"], "passed" if cell["status"] == "graded" else "bad")]
     pieces = []
     for n in range(1, 6):

@@ -67,6 +67,7 @@ class Row:
     seconds: float = 0.0
     flags: list[str] = field(default_factory=list)                # signs of cheating
     notes: list[str] = field(default_factory=list)
+    origin: str = ""            # where the hand-in was read from, as the grader was given it
 
     @property
     def total(self) -> int:
@@ -81,7 +82,7 @@ def make_row(submission: Submission, outcome: Outcome, limits: Limits,
              measure_tables: Callable[[dict[str, bytes]], dict[str, Measure | MeasureError]],
              weights: dict[int, int] = CLASSROOM_WEIGHTS) -> Row:
     """The row of ``submission`` from the ``outcome`` of its child; see the module docstring."""
-    row = Row(submission.name, GRADED, seconds=outcome.seconds, notes=list(submission.notes),
+    row = Row(submission.name, GRADED, origin=submission.origin, seconds=outcome.seconds, notes=list(submission.notes),
               flags=list(submission.flags),
               output=f"--- stdout ---\n{outcome.stdout}\n--- stderr ---\n{outcome.stderr}\n")
     if outcome.timed_out:

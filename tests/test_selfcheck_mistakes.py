@@ -63,6 +63,9 @@ NAMED = {
     "Q-learning target, forwards": "its target is Q-learning's",
     "TD target": "its target is a TD one",
     "TD target, forwards": "its target is a TD one",
+    "discount from the start": "discounted from the start of the episode",
+    "last mover's sign": "taken from who moved last in the episode",
+    "next mover's sign": "taken from who moved last in the episode",
 }
 
 
@@ -170,6 +173,19 @@ MISTAKES = {
     "the sign reversed for X": ({"main": a_main(RIGHT.replace(
         "G = reward + gamma * G", "G = gamma * G - reward"))}, 3,
         "its values for X have the wrong sign"),
+    "a discount applied from the start": ({"main": a_main(
+        "        for k, (state, action, reward) in enumerate(steps):\n"
+        "            G = sum(gamma ** j * steps[j][2] for j in range(k, len(steps)))\n"
+        "            old = player1.Q.get((state, action), 0.0)\n"
+        "            player1.Q[state, action] = old + alpha * (G - old)\n")}, 3,
+        "discounted from the start of the episode (the reward of step t by gamma ** t"),
+    "an optimistic initial Q": ({"main": a_main(RIGHT.replace(
+        "player1.Q.get((state, action), 0.0)", "player1.Q.get((state, action), 0.5)"))}, 3,
+        "a pair not yet in the table was read as 0.5, not 0"),
+    "a sign taken from the last mover": ({"main": a_main(
+        "        mover = -_[0].player        # who made the last move\n" + RIGHT.replace(
+            "G = reward + gamma * G", "G = mover * reward + gamma * G"))}, 3,
+        "the rewards' sign was taken from who moved last in the episode"),
 }
 
 

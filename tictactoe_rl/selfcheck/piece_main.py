@@ -32,7 +32,7 @@ from tictactoe_rl.selfcheck.common import (Failure, Stop, call, close, duration,
 from tictactoe_rl.selfcheck.episodes import (CORRECT, FILLER, MODELS, REWARD_ONLY, RUNNING_AVERAGE,
                                 episode_of, hand_made)
 from tictactoe_rl.selfcheck.mc_messages import (ALPHA_LINE, generic_hint, mistake_hint,
-                                   rate_name, where, wrong_alpha)
+                                                 optimistic_hint, rate_name, where, wrong_alpha)
 from State import O, symbol
 
 if TYPE_CHECKING:
@@ -235,6 +235,9 @@ def judge_values(side: int, table: dict, module_gamma: float | None, own_gamma: 
     if fitted is None:
         from tictactoe_rl.selfcheck import reference     # loaded up front, kept from the student's process
         gamma = module_gamma if isinstance(module_gamma, float) else COURSE_GAMMA
+        start = optimistic_start(side, got, gamma, alpha)
+        if start is not None:
+            raise Failure(optimistic_hint(side, alpha, gamma, start))
         raise Failure(generic_hint(side, got, gamma,
                                    reference.expected(side, CORRECT, alpha, gamma)))
     model, rate, gamma = fitted
@@ -282,6 +285,23 @@ def fit(side: int, got: dict, module_gamma: float | None,
                 if all(close(got[key], want[key], 1e-7) for key in got):
                     return model, rate, gamma
     return None
+
+
+def optimistic_start(side: int, got: dict, gamma: float, alpha: float) -> float | None:
+    """The value other than 0 that missing pairs were read as, when the table is otherwise the
+    update's with ``alpha`` and ``gamma``; else ``None``. A value is linear in that start: the
+    first step of episode 1 shows it, every other step must agree."""
+    from tictactoe_rl.selfcheck import reference     # loaded up front, kept from the student's process
+    empty = reference.expected(side, CORRECT, alpha, gamma)
+    share = {key: one - empty[key] for key, one
+             in reference.expected(side, CORRECT, alpha, gamma, start=1.0).items()}
+    if close(share[(0, 0)], 0.0):
+        return None
+    start = (got[(0, 0)] - empty[(0, 0)]) / share[(0, 0)]
+    if close(start, 0.0) or not all(close(got[key], empty[key] + start * share[key], 1e-7)
+                                    for key in got):
+        return None
+    return start
 
 
 def observed_gamma(side: int, got: dict, alphas: set) -> list[float]:

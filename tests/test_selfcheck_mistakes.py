@@ -182,6 +182,11 @@ MISTAKES = {
     "an optimistic initial Q": ({"main": a_main(RIGHT.replace(
         "player1.Q.get((state, action), 0.0)", "player1.Q.get((state, action), 0.5)"))}, 3,
         "a pair not yet in the table was read as 0.5, not 0"),
+    "a table written as JSON, save_Q never called": ({"main": a_main(RIGHT, save=(
+        "    import json\n"
+        "    with open(PATH, 'w') as stream:\n"
+        "        json.dump({repr(key): value for key, value in player1.Q.items()}, stream)\n"))},
+        3, "main never called save_Q: it wrote PATH itself, as JSON text"),
     "a sign taken from the last mover": ({"main": a_main(
         "        mover = -_[0].player        # who made the last move\n" + RIGHT.replace(
             "G = reward + gamma * G", "G = mover * reward + gamma * G"))}, 3,

@@ -130,10 +130,10 @@ def is_number(value: object) -> bool:
 def gather(student: Student, side: int, folder: str) -> dict:
     """In the student's process: run the student's ``main`` on the hand-made episodes for
     ``side``, saving into ``folder``; what the judging process needs besides the saved table:
-    ``{"episodes", "runs", "learner_only", "saved_at", "test", "module_gamma", "own_gamma"}``:
-    the epochs of main's calls of ``Generate_episode`` run-length encoded (``call_runs``),
-    whether each call played the learner, when it saved a table it moved on from
-    (``saved.saved_at``), the repr of its last ``test`` argument (None: never called), the
+    ``{"episodes", "runs", "learner_only", "saved_at", "called_save", "test", "module_gamma",
+    "own_gamma"}``: the epochs of main's calls of ``Generate_episode`` run-length encoded
+    (``call_runs``), whether each call played the learner, when it saved a table it moved on
+    from (``saved.saved_at``), whether it called ``save_Q`` at all, the repr of its last ``test`` argument (None: never called), the
     module's ``gamma`` and whether main has a gamma of its own, the alpha main was given
     (``alpha_given``: ``"alpha"``, ``"alpha_from"``) and the paths main gave ``save_Q`` that
     are not ``PATH`` (``"saved_elsewhere"``)."""
@@ -160,6 +160,7 @@ def gather(student: Student, side: int, folder: str) -> dict:
             "runs": call_runs([epoch for _, epoch in stand_ins.calls]),
             "learner_only": all(player is trainer.player1 for player, _ in stand_ins.calls),
             "saved_at": at,
+            "called_save": bool(stand_ins.saves.made),
             "test": repr(stand_ins.tests[-1])[:LONGEST_TEST] if stand_ins.tests else None,
             "module_gamma": float(module_gamma) if isinstance(module_gamma, float) else None,
             "own_gamma": not loads_global(trainer.main.__code__, "gamma"),
@@ -180,7 +181,7 @@ def judge(facts: object, side: int, folder: str) -> str:
     """In the judging process: the verdict on the table main saved in ``folder``, read from
     the file, with the ``facts`` the student's process sent (see ``gather``)."""
     shapes = {"episodes": int, "runs": list, "learner_only": bool,
-              "saved_at": (int, type(None)),
+              "saved_at": (int, type(None)), "called_save": bool,
               "test": (str, type(None)), "module_gamma": (float, type(None)), "own_gamma": bool,
               "alpha": (float, type(None)), "alpha_from": str, "saved_elsewhere": list}
     if not (isinstance(facts, dict) and all(isinstance(facts.get(key), shape)
@@ -192,7 +193,7 @@ def judge(facts: object, side: int, folder: str) -> str:
                         len(hand_made(side)))
     if facts["saved_elsewhere"]:
         raise Failure(saved.saved_elsewhere(facts["saved_elsewhere"]))
-    table = saved.load_saved(os.path.join(folder, "q.pth"))
+    table = saved.load_saved(os.path.join(folder, "q.pth"), facts["called_save"])
     saved.check_fresh(facts["saved_at"], facts["episodes"])
     filler = episode_of(FILLER[side], side)
     seen = {pair for episode in [*hand_made(side), filler] for pair in saved.pairs_of(episode)}

@@ -306,3 +306,39 @@ def test_mistakes_are_named_through_the_class_grader(students, tmp_path, chapter
             continue
         assert row[f"piece {piece}"] == "failed" and row[f"points {piece}"] == "0", (name, row)
         assert wanted in row["note"], (name, row["note"])
+
+
+# --- Generate_episode: what the learner was (not) asked, and the agents the student knows -------
+
+def generate_with(chapter, old: str, new: str) -> str:
+    text = chapter.listing("solution_Generate_episode.py")
+    assert old in text
+    return text.replace(old, new)
+
+
+EPISODE_MISTAKES = {
+    "the learner's move chosen at random": (
+        "player1.get_action(state=state, epoch=epoch)",
+        "random.choice(env.legal_actions(state))",
+        "the learner was never asked for its move"),
+    "the learner's move read off its table": (
+        "player1.get_action(state=state, epoch=epoch)",
+        "max(env.legal_actions(state), key=lambda a: player1.Q.get((state, a), 0))",
+        "the learner was never asked for its move"),
+    "a method the opponent does not have": (
+        "player2.get_action(state=after_state)", "player2.choose_move(after_state)",
+        "'Random_Agent' object has no attribute 'choose_move'"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mistake", sorted(EPISODE_MISTAKES))
+def test_each_episode_mistake_is_named_as_the_student_knows_it(students, tmp_path, chapter,
+                                                                mistake):
+    old, new, wanted = EPISODE_MISTAKES[mistake]
+    generate = "import random\n" + generate_with(chapter, old, new)
+    status, output = check(hand_in(students, tmp_path, chapter, generate=generate),
+                           "--piece", "2")
+    line = piece_line(output, 2)
+    assert status == 1 and wanted in line, output
+    assert "not the game's current one" not in line and "Recording" not in output, line

@@ -78,8 +78,11 @@ LEGEND = (("name", "the hand-in's name (a number added when an earlier one has i
                    "it, where it was read from (its folder or zip, as the grader was given it)"),
           ("status", "graded, or why the check did not end by itself (timed out, killed, ...)"),
           ("pieces", "each piece's verdict and the points it earned: passed, failed, not "
-                     "written (still the issued stub), not attempted (an earlier piece failed), "
-                     "timed out, skipped, flagged (not the student's own work: no points)"),
+                     "written (a required piece still the issued stub), not attempted (a bonus "
+                     "piece the student has not started: piece 4 when the code plays X only, "
+                     "piece 5 while its functions are the issued stubs; the notes say which), "
+                     "timed out, skipped (not run again: an earlier piece with the same "
+                     "functions timed out), flagged (not the student's own work: no points)"),
           ("total points", "the points of the pieces passed (by --weights)"),
           ("X vs random ... O vs advanced", "the trained table's exact results against that "
            "opponent, in percent: wins / draws / losses (O only when piece 4 passed)"),

@@ -32,8 +32,8 @@ PIECES = (
     Piece(2, "MC_Trainer.Generate_episode, one game as a list of learning steps", True, 30),
     Piece(3, "MC_Trainer.main, the Monte Carlo update loop", True, 40),
     Piece(4, "bonus: Generate_episode and main for an agent that plays O", False, 10,
-          "Generate_episode and main play X only: neither reads player.player, the side the "
-          "learner plays, so they were not run for O; X's pieces 2 and 3 are judged apart"),
+          "Generate_episode and main do not look at the learner's side (neither reads "
+          "player.player), so they were not run for O; pieces 2 and 3 judge X apart"),
     Piece(5, "bonus: SARSA and Q-learning (Episode.learning_steps and the two updates), and "
              "Nim's Q-learning", False, 10,
           "Episode.learning_steps, the two updates and Nim's Q-learning are all still the "

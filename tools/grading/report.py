@@ -74,7 +74,8 @@ class Report:
     def add(self, index: int, row: Row) -> None:
         self.rows[index] = row
         stem = file_stem(index + 1, row)
-        extra = {f"{LOGS_FOLDER}/{stem}.txt": row.output.encode("utf-8", "backslashreplace")}
+        row.log = f"{LOGS_FOLDER}/{stem}.txt"
+        extra = {row.log: row.output.encode("utf-8", "backslashreplace")}
         extra.update({f"{TABLES_FOLDER}/{stem}-{side}.pth": data
                       for side, data in sorted(row.tables.items())})
         for name, data in extra.items():
@@ -92,12 +93,13 @@ class Report:
         cells = table(rows)
         self._write(CSV_NAME, csv_text(cells).encode("utf-8"))
         try:
-            plot = plot_png(rows)
+            plot, narrow = plot_png(rows), plot_png(rows, narrow=True)
         except Exception as error:  # noqa: BLE001  (a report without its plot is still one)
-            plot = b""
+            plot = narrow = b""
             self.context = self.context.with_note(f"the plot could not be drawn: "
                                                   f"{one_line(error, 120)}")
-        written = [self._write(HTML_NAME, html_page(cells, self.context, plot).encode("utf-8"))]
+        written = [self._write(HTML_NAME, html_page(cells, self.context, plot, narrow)
+                                        .encode("utf-8"))]
         if plot:
             written.append(self._write(PLOT_NAME, plot))
         if self.problem:

@@ -73,6 +73,7 @@ class Row:
     flags: list[str] = field(default_factory=list)                # signs of cheating
     notes: list[str] = field(default_factory=list)
     origin: str = ""            # where the hand-in was read from, as the grader was given it
+    log: str = ""               # the report's file of what its check printed (``Report.add``)
 
     @property
     def total(self) -> int:

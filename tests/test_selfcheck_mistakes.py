@@ -342,3 +342,18 @@ def test_each_episode_mistake_is_named_as_the_student_knows_it(students, tmp_pat
     line = piece_line(output, 2)
     assert status == 1 and wanted in line, output
     assert "not the game's current one" not in line and "Recording" not in output, line
+
+
+@pytest.mark.slow
+def test_a_file_that_is_no_table_is_named_without_the_checks_scratch_path(students, tmp_path,
+                                                                          chapter):
+    """save_Q called, then PATH overwritten with bytes of no table: the message names PATH,
+    never the file the check chose for it."""
+    folder = hand_in(students, tmp_path, chapter, main=a_main(RIGHT, save=(
+        "    player1.save_Q(PATH)\n"
+        "    with open(PATH, 'wb') as stream:\n"
+        "        stream.write(bytes(range(256)))\n")))
+    status, output = check(folder, "--piece", "3")
+    line = piece_line(output, 3)
+    assert status == 1 and "the file main saved at PATH cannot be read as a table: " in line
+    assert "q.pth" not in line and "/tmp" not in line, line

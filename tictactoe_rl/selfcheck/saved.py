@@ -116,7 +116,10 @@ def load_saved(path: str, called: bool = True) -> dict:
                           "which the agent's load_Q (torch.load) cannot read; save the table "
                           "with the learner's own save_Q, which writes it with torch.save -- "
                           f"the chapter's main says so: {SAVE_LINE}") from None
-        raise Failure(f"the file main saved at PATH cannot be read as a table: {error}") from None
+        # the scratch file's own name says nothing to the student: it is PATH
+        problem = str(error).replace(f"{path}: ", "").replace(path, "PATH")
+        raise Failure(f"the file main saved at PATH cannot be read as a table: {problem}") \
+            from None
     return table
 
 

@@ -84,8 +84,9 @@ LEGEND = (("name", "the hand-in's name (a number added when an earlier one has i
           ("status", "graded, or why the check did not end by itself (timed out, killed, ...)"),
           ("pieces", "each piece's verdict and the points it earned: passed, failed, not "
                      "written (a required piece still the issued stub), not attempted (a bonus "
-                     "piece the student has not started: piece 4 when the code plays X only, "
-                     "piece 5 while its functions are the issued stubs; the notes say which), "
+                     "piece the student has not started: piece 4 while Generate_episode and main "
+                     "never look at the learner's side, piece 5 while its functions are the "
+                     "issued stubs; the notes say which), "
                      "timed out, skipped (not run again: an earlier piece with the same "
                      "functions timed out), flagged (not the student's own work: no points)"),
           ("total points", "the points of the pieces passed (by --weights)"),

@@ -812,3 +812,60 @@ def test_a_note_after_a_semicolon_never_starts_a_formula():
     text = csv_text(table([Row("s", "graded", notes=notes, origin="s.zip")]))
     assert live_cells(text) == [], live_cells(text)
     assert "a;b" in text, "a semicolon before plain text is left as it is"
+
+
+# --- the kernel keyring and user namespaces, through the grader ----------------------------------
+
+# Stashes a key in its account's keyring (the next hand-in of its slot runs as the same account)
+# and tries a user namespace of its own; says what it could do in the message of piece 1.
+STASH = '''
+import ctypes as _ctypes, os as _os, platform as _platform
+_libc = _ctypes.CDLL(None, use_errno=True)
+_add_key, _keyctl, _unshare = {"x86_64": (248, 250, 272),
+                               "aarch64": (217, 219, 97)}[_platform.machine()]
+_found = []
+if _libc.syscall(_add_key, b"user", b"stash", b"the answers", 11, -4) >= 0:
+    _found.append("add_key MADE")
+else:
+    _found.append("add_key refused: " + _os.strerror(_ctypes.get_errno()))
+if _libc.syscall(_unshare, 0x10000000) == 0:       # last: it changes this process's account
+    _found.append("user namespace MADE")
+else:
+    _found.append("user namespace refused: " + _os.strerror(_ctypes.get_errno()))
+raise RuntimeError(", ".join(_found))
+'''
+# Looks for the stash in its account's keyring (KEYCTL_SEARCH, then KEYCTL_READ) and says what
+# it found.
+READ_STASH = '''
+import ctypes as _ctypes, os as _os, platform as _platform
+_libc = _ctypes.CDLL(None, use_errno=True)
+_keyctl = {"x86_64": 250, "aarch64": 219}[_platform.machine()]
+_key = _libc.syscall(_keyctl, 10, -4, b"user", b"stash", 0)
+if _key >= 0:
+    _buffer = _ctypes.create_string_buffer(64)
+    _libc.syscall(_keyctl, 11, _key, _buffer, 64)
+    raise RuntimeError("stash FOUND: " + _buffer.value.decode())
+raise RuntimeError("stash not found: " + _os.strerror(_ctypes.get_errno()))
+'''
+
+
+@pytest.mark.slow
+def test_no_hand_in_reaches_the_keyring_nor_a_user_namespace(tmp_path):
+    """Graded one at a time (one slot, so one account): a reader, a hand-in that stashes a key
+    and tries a user namespace, a reader again. Both are refused, and neither reader finds the
+    stash, in this run or the next."""
+    paths = [write_folder(tmp_path / name, with_code(code)) for name, code in
+             (("reader", READ_STASH), ("stash", STASH), ("reader-again", READ_STASH))]
+    for run in ("first", "second"):
+        done = subprocess.run([sys.executable, str(GRADE), *map(str, paths), "--out", run,
+                               "--timeout", "120", "--jobs", "1"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr[-3000:]
+        if "no kernel keyring, no new user namespaces" not in done.stdout:
+            pytest.skip("this system's sandbox has no system call filter")
+        rows = read_rows(tmp_path / run)
+        assert "add_key refused: Operation not permitted, user namespace refused: Operation " \
+            "not permitted" in rows["stash"]["note"], rows["stash"]["note"]
+        for reader in ("reader", "reader-again"):
+            note = rows[reader]["note"]
+            assert "stash not found: Operation not permitted" in note, note

@@ -357,3 +357,15 @@ def test_a_file_that_is_no_table_is_named_without_the_checks_scratch_path(studen
     line = piece_line(output, 3)
     assert status == 1 and "the file main saved at PATH cannot be read as a table: " in line
     assert "q.pth" not in line and "/tmp" not in line, line
+
+
+@pytest.mark.slow
+def test_a_call_that_does_not_fit_is_told_in_the_students_names(students, tmp_path, chapter):
+    """main calls Generate_episode without its epoch: the message names Generate_episode as the
+    student wrote it, not the check's stand-in for it."""
+    main = a_main(RIGHT).replace("Generate_episode(player1, epoch)", "Generate_episode(player1)")
+    status, output = check(hand_in(students, tmp_path, chapter, main=main), "--piece", "3")
+    line = piece_line(output, 3)
+    assert status == 1 and "Generate_episode() missing 1 required positional argument: " \
+        "'epoch'" in line, line
+    assert "StandIns" not in line and "generate()" not in line, line

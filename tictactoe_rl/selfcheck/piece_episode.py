@@ -104,10 +104,13 @@ def recording_agents(student: Student, side: int, game: int, log: list) -> tuple
         def get_action(self, state, epoch=None):
             return opponent_moves.move(state, epoch)
 
-    # A message about them (an attribute the code asked for that they lack) names the classes
-    # the student knows, never the check's stand-ins.
+    # A message about them (an attribute the code asked for that they lack, a call that does
+    # not fit) names the classes the student knows, never the check's stand-ins.
     for stand_in in (RecordingLearner, RecordingOpponent):
         stand_in.__name__ = stand_in.__qualname__ = stand_in.__bases__[0].__name__
+        for name, method in vars(stand_in).items():
+            if callable(method):
+                method.__qualname__ = f"{stand_in.__name__}.{name}"
 
     learner = call("AI_Agent(...)", RecordingLearner, side, env, graphics=None)
     opponent = RecordingOpponent(-side, env, graphics=None)

@@ -287,6 +287,10 @@ def test_mistakes_are_named_through_the_class_grader(students, tmp_path, chapter
              "literal": MISTAKES["save_Q with the string 'PATH'"],
              "discount": MISTAKES["G = gamma * (G + reward)"],
              "alpha": MISTAKES["a step size typed into the update"],
+             "start": MISTAKES["a discount applied from the start"],
+             "optimistic": MISTAKES["an optimistic initial Q"],
+             "mover": MISTAKES["a sign taken from the last mover"],
+             "json": MISTAKES["a table written as JSON, save_Q never called"],
              "right": ({"main": CORRECT_STYLES["a running average with a Counter"]}, 3, "")}
     folders = tmp_path / "class"
     folders.mkdir()

@@ -291,6 +291,9 @@ def test_mistakes_are_named_through_the_class_grader(students, tmp_path, chapter
              "optimistic": MISTAKES["an optimistic initial Q"],
              "mover": MISTAKES["a sign taken from the last mover"],
              "json": MISTAKES["a table written as JSON, save_Q never called"],
+             "unasked": ({"generate": "import random\n" + generate_with(
+                 chapter, *EPISODE_MISTAKES["the learner's move chosen at random"][:2])}, 2,
+                 EPISODE_MISTAKES["the learner's move chosen at random"][2]),
              "right": ({"main": CORRECT_STYLES["a running average with a Counter"]}, 3, "")}
     folders = tmp_path / "class"
     folders.mkdir()

@@ -142,10 +142,10 @@ def gather(student: Student, side: int, folder: str) -> dict:
     ``{"episodes", "runs", "learner_only", "saved_at", "called_save", "test", "module_gamma",
     "own_gamma"}``: the epochs of main's calls of ``Generate_episode`` run-length encoded
     (``call_runs``), whether each call played the learner, when it saved a table it moved on
-    from (``saved.saved_at``), whether it called ``save_Q`` at all, the repr of its last ``test`` argument (None: never called), the
-    module's ``gamma`` and whether main has a gamma of its own, the alpha main was given
-    (``alpha_given``: ``"alpha"``, ``"alpha_from"``) and the paths main gave ``save_Q`` that
-    are not ``PATH`` (``"saved_elsewhere"``)."""
+    from (``saved.saved_at``), whether it called ``save_Q`` at all, the repr of its last
+    ``test`` argument (None: never called), the module's ``gamma`` and whether main has a gamma
+    of its own, the alpha main was given (``alpha_given``: ``"alpha"``, ``"alpha_from"``) and
+    the paths main gave ``save_Q`` that are not ``PATH`` (``"saved_elsewhere"``)."""
     trainer = student.trainer(fresh=True)
     episodes = hand_made(side)
     if side == O:
@@ -301,7 +301,7 @@ def optimistic_start(side: int, got: dict, gamma: float, alpha: float) -> float 
     """The value other than 0 that missing pairs were read as, when the table is otherwise the
     update's with ``alpha`` and ``gamma``; else ``None``. A value is linear in that start: the
     first step of episode 1 shows it, every other step must agree."""
-    from tictactoe_rl.selfcheck import reference     # loaded up front, kept from the student's process
+    from tictactoe_rl.selfcheck import reference     # loaded up front, kept from the student's
     empty = reference.expected(side, CORRECT, alpha, gamma)
     share = {key: one - empty[key] for key, one
              in reference.expected(side, CORRECT, alpha, gamma, start=1.0).items()}

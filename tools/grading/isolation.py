@@ -70,7 +70,7 @@ def can_write(path):
         return True
     except OSError:
         return False
-def unfiltered():
+def unfiltered():            # whether a call the filter refuses got past it
     for family in (socket.AF_UNIX, 40):        # 40: AF_VSOCK
         try:
             socket.socket(family).close()

@@ -29,10 +29,10 @@ socket, no vsock), the kernel keyring and new user namespaces; the resource limi
 new files are made private (umask 077), and the program runs (its standard input
 ``/dev/null``) behind ``drop`` (which takes away every capability and changes the account), as
 a child of this process that inherits only ``keep_fds``, whose exit status becomes this
-program's: the child's own, or 128 + N when signal N killed it. A separate process, not an ``exec``, so that in a PID
-namespace the program does not run as the namespace's first process (which ignores the signals
-a resource limit sends); when this program ends, the kernel kills every process left in the
-namespace. A failure to seal exits with ``SEAL_FAILED``.
+program's: the child's own, or 128 + N when signal N killed it. A separate process, not an
+``exec``, so that in a PID namespace the program does not run as the namespace's first process
+(which ignores the signals a resource limit sends); when this program ends, the kernel kills
+every process left in the namespace. A failure to seal exits with ``SEAL_FAILED``.
 """
 
 import collections

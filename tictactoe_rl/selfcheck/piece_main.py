@@ -301,7 +301,7 @@ def optimistic_start(side: int, got: dict, gamma: float, alpha: float) -> float 
     """The value other than 0 that missing pairs were read as, when the table is otherwise the
     update's with ``alpha`` and ``gamma``; else ``None``. A value is linear in that start: the
     first step of episode 1 shows it, every other step must agree."""
-    from tictactoe_rl.selfcheck import reference     # loaded up front, kept from the student's
+    from tictactoe_rl.selfcheck import reference     # loaded up front, never in the student's code
     empty = reference.expected(side, CORRECT, alpha, gamma)
     share = {key: one - empty[key] for key, one
              in reference.expected(side, CORRECT, alpha, gamma, start=1.0).items()}

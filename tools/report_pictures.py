@@ -1,6 +1,8 @@
-"""The pictures of the class report in docs/images: a small class graded by ``tools/grade.py`` as
-a teacher runs it, its ``report.html`` shown by a headless Chromium on a 1280- and an 800-pixel
-screen and on a phone 390 pixels wide (the first screen of each).
+"""Make the pictures of the class report in docs/images from a real grading run.
+
+A small class is graded by ``tools/grade.py`` as a teacher runs it, and its ``report.html`` is
+shown by a headless Chromium on a 1280- and an 800-pixel screen and on a phone 390 pixels wide
+(the first screen of each).
 
     python tools/report_pictures.py                 # writes docs/images/grading_report_*.png
     python tools/report_pictures.py --out somewhere
@@ -12,7 +14,6 @@ passes on the check's own episodes). Needs Chromium (``apt-get install chromium`
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import subprocess
 import sys
@@ -48,8 +49,7 @@ def write_class(folder: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="tools/report_pictures.py",
-                                     description=__doc__.splitlines()[0])
+    parser = cli.Parser(prog="tools/report_pictures.py", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images",
                         help="the folder of the pictures (default: docs/images)")
     args = parser.parse_args(argv)

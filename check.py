@@ -177,7 +177,7 @@ def grade(numbers: list[int]) -> dict[int, dict]:
             result = {"verdict": SKIPPED, "message": f"not run again: piece {hung[0]} timed out "
                       "with the same functions"}
         elif number == 4 and hung:
-            result = {"verdict": NOT_ATTEMPTED}
+            result = {"verdict": NOT_ATTEMPTED, "message": PIECES[3].not_started}
         else:
             result = run_child(["--piece", str(number)], PIECE_SECONDS)
         results[number] = result
@@ -195,7 +195,7 @@ def piece_line(number: int, result: dict) -> str:
         function = message.split(" write ")[-1].split(",")[0]
         return f"{label}: not written yet ({function} still raises NotImplementedError)"
     if verdict == NOT_ATTEMPTED:
-        return f"{label}: not attempted"
+        return f"{label}: not attempted" + (f" ({message})" if message else "")
     return f"{label}: {verdict.upper()} -- {message}"
 
 

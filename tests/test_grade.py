@@ -450,3 +450,23 @@ def test_a_spreadsheet_cannot_run_a_cell_of_the_report():
     row = results.Row("=HYPERLINK(\"http://x\")", "graded", notes=["-1+1"])
     text = report.csv_text(cells.table([row]))
     assert "'=HYPERLINK" in text and "'-1+1" in text
+
+
+def test_piece_three_passed_beside_a_failed_piece_two_says_it_was_judged_alone():
+    """A Generate_episode that crashes costs piece 2 alone: main is judged on the check's own
+    episodes. The row says so, so that 70 points beside a crash reads as meant."""
+    pieces = [{"number": 1, "verdict": "passed", "message": ""},
+              {"number": 2, "verdict": "failed",
+               "message": "Generate_episode raised AttributeError: no attribute 'choose_move'"},
+              {"number": 3, "verdict": "passed", "message": "as X: 200,000 episodes"}]
+    verdict = json.dumps({"format": 1, "pieces": pieces, "tables": {}}).encode()
+    row = results.make_row(handin.Submission("s", "s"), outcome(result=verdict), Limits(),
+                           never_measured)
+    assert row.total == 70 and results.OWN_EPISODES in row.notes, row
+    note = cells.table([row])[0][cells.COLUMNS.index("note")]
+    assert "the check judges main on episodes of its own" in note
+    pieces[1]["verdict"] = "passed"
+    row = results.make_row(handin.Submission("s", "s"), outcome(
+        result=json.dumps({"format": 1, "pieces": pieces, "tables": {}}).encode()), Limits(),
+        never_measured)
+    assert results.OWN_EPISODES not in row.notes

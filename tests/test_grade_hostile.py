@@ -764,3 +764,106 @@ def test_hand_ins_given_through_links_cannot_read_each_other(tmp_path):
         pytest.skip("this system does not allow read-only file systems")
     note = read_rows(tmp_path / "report")["alice"]["note"]
     assert "Bob's refused" in note and "BOB-SECRET" not in note, note
+
+
+# --- names and cells a spreadsheet could misread -------------------------------------------------
+
+FORMULA_STARTS = ("=", "+", "-", "@")
+
+
+def live_cells(text: str) -> list[str]:
+    """The cells of a CSV that a spreadsheet would run as a formula, read with "," as the
+    separator (quotes honoured) or with ";" (each line split at every ";", a cell's leading
+    spaces and quotes dropped, as a reader that no longer honours the quotes does)."""
+    comma = [cell for row in csv.reader(text.splitlines()) for cell in row]
+    semicolon = [cell.lstrip(' "') for line in text.splitlines() for cell in line.split(";")]
+    return [cell for cell in comma + semicolon if cell.startswith(FORMULA_STARTS)]
+
+
+@pytest.mark.slow
+def test_every_row_has_a_name_of_its_own_and_no_cell_runs(tmp_path):
+    """Two hand-ins called ``alice`` beside one called ``alice (2)``: three names, each row's
+    origin in a column of its own; a name and a note made to be formulas in a spreadsheet that
+    reads ";" as the separator stay text (each hand-in is refused, so no box runs)."""
+    hand_ins = {"first/alice.txt": "first", "second/alice.txt": "second",
+                "alice (2).txt": "third", "a;=cmd|' -C calc'!A0.txt": "fourth"}
+    for name in hand_ins:
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("not a hand-in")
+    done = subprocess.run([sys.executable, str(GRADE), *hand_ins, "--out", "report"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = read_rows(tmp_path / "report")
+    origins = {row["origin"]: name for name, row in rows.items()}
+    assert origins == {"first/alice.txt": "alice", "second/alice.txt": "alice (3)",
+                       "alice (2).txt": "alice (2)", "a;'=cmd|' -C calc'!A0.txt":
+                       "a;'=cmd|' -C calc'!A0"}, origins
+    text = (tmp_path / "report" / CSV_NAME).read_text(encoding="utf-8")
+    assert live_cells(text) == [], live_cells(text)
+    page = (tmp_path / "report" / HTML_NAME).read_text(encoding="utf-8").replace("<wbr>", "")
+    assert "second/alice.txt" in page and page.count("alice (3)") == 1
+
+
+def test_a_note_after_a_semicolon_never_starts_a_formula():
+    notes = ["x;=1+2;y", "x; \"=HYPERLINK(1)\"", "x;  +1", "x;@SUM(1)", "x;-2", "=1", "a;b"]
+    from tools.grading.cells import table
+    from tools.grading.report import csv_text
+    from tools.grading.results import Row
+    text = csv_text(table([Row("s", "graded", notes=notes, origin="s.zip")]))
+    assert live_cells(text) == [], live_cells(text)
+    assert "a;b" in text, "a semicolon before plain text is left as it is"
+
+
+# --- the kernel keyring and user namespaces, through the grader ----------------------------------
+
+# Stashes a key in its account's keyring (the next hand-in of its slot runs as the same account)
+# and tries a user namespace of its own; says what it could do in the message of piece 1.
+STASH = '''
+import ctypes as _ctypes, os as _os, platform as _platform
+_libc = _ctypes.CDLL(None, use_errno=True)
+_add_key, _keyctl, _unshare = {"x86_64": (248, 250, 272),
+                               "aarch64": (217, 219, 97)}[_platform.machine()]
+_found = []
+if _libc.syscall(_add_key, b"user", b"stash", b"the answers", 11, -4) >= 0:
+    _found.append("add_key MADE")
+else:
+    _found.append("add_key refused: " + _os.strerror(_ctypes.get_errno()))
+if _libc.syscall(_unshare, 0x10000000) == 0:       # last: it changes this process's account
+    _found.append("user namespace MADE")
+else:
+    _found.append("user namespace refused: " + _os.strerror(_ctypes.get_errno()))
+raise RuntimeError(", ".join(_found))
+'''
+# Looks for the stash in its account's keyring (KEYCTL_SEARCH, then KEYCTL_READ) and says what
+# it found.
+READ_STASH = '''
+import ctypes as _ctypes, os as _os, platform as _platform
+_libc = _ctypes.CDLL(None, use_errno=True)
+_keyctl = {"x86_64": 250, "aarch64": 219}[_platform.machine()]
+_key = _libc.syscall(_keyctl, 10, -4, b"user", b"stash", 0)
+if _key >= 0:
+    _buffer = _ctypes.create_string_buffer(64)
+    _libc.syscall(_keyctl, 11, _key, _buffer, 64)
+    raise RuntimeError("stash FOUND: " + _buffer.value.decode())
+raise RuntimeError("stash not found: " + _os.strerror(_ctypes.get_errno()))
+'''
+
+
+@pytest.mark.slow
+def test_no_hand_in_reaches_the_keyring_nor_a_user_namespace(tmp_path):
+    """Graded one at a time (one slot, so one account): a reader, a hand-in that stashes a key
+    and tries a user namespace, a reader again. Both are refused, so neither reader finds the
+    stash (nor would a reader of a later run: a key would outlive the run)."""
+    paths = [write_folder(tmp_path / name, with_code(code)) for name, code in
+             (("reader", READ_STASH), ("stash", STASH), ("reader-again", READ_STASH))]
+    done = subprocess.run([sys.executable, str(GRADE), *map(str, paths), "--out", "report",
+                           "--timeout", "120", "--jobs", "1"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    if "no kernel keyring, no new user namespaces" not in done.stdout:
+        pytest.skip("this system's sandbox has no system call filter")
+    rows = read_rows(tmp_path / "report")
+    assert "add_key refused: Operation not permitted, user namespace refused: Operation " \
+        "not permitted" in rows["stash"]["note"], rows["stash"]["note"]
+    for reader in ("reader", "reader-again"):
+        assert "stash not found: Operation not permitted" in rows[reader]["note"], rows[reader]

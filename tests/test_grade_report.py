@@ -188,7 +188,8 @@ def test_a_piece_left_as_the_issued_stub_is_named_and_a_pass_on_it_is_flagged(ex
 def test_the_csv_is_written_again_after_each_row_and_the_rest_is_marked_at_the_end(tmp_path):
     from tools.grading.report import STOPPED, Report
 
-    report = Report(tmp_path, ["first", "second", "third"], Context("t", "now", "i", "l"))
+    report = Report(tmp_path, [(name, f"hand-ins/{name}") for name in ("first", "second", "third")],
+                    Context("t", "now", "i", "l"))
     report.add(1, results.Row("second", "graded", verdicts={1: "passed"}, points={1: 30},
                               output="what it printed"))
     with open(tmp_path / "report.csv", newline="", encoding="utf-8") as stream:
@@ -211,7 +212,7 @@ def test_with_no_room_anywhere_the_grades_are_kept_to_be_printed(tmp_path, monke
     (tmp_path / "taken").write_text("a file where the report folder should be")
     monkeypatch.setattr(report_module.tempfile, "gettempdir", lambda: str(tmp_path / "no"))
     monkeypatch.setattr(report_module.os.path, "expanduser", lambda path: str(tmp_path / "no"))
-    report = report_module.Report(tmp_path / "taken", ["a"], Context("t", "now", "i", "l"))
+    report = report_module.Report(tmp_path / "taken", [("a", "a.zip")], Context("t", "now", "i", "l"))
     report.add(0, results.Row("a", "graded", verdicts={1: "passed"}, points={1: 30}))
     assert report.finish() == [] and report.problem and report.fallback is None
     [row] = list(csv.DictReader(report.grades.decode("utf-8").splitlines()))
@@ -258,3 +259,41 @@ def test_planted_bytecode_and_startup_files_are_flagged_but_not_pythons_own(tmp_
     tag = sys.implementation.cache_tag
     assert flag == ("check files differ from the issued ones: sitecustomize.py, "
                     f"tictactoe_rl/selfcheck/__pycache__/run.{tag}.pyc, zz.pth")
+
+
+@pytest.mark.slow
+def test_a_note_cut_short_links_to_the_log_that_holds_it_whole(tmp_path):
+    """The check's message is cut at 300 characters in the report; the note that was cut links
+    to the hand-in's log, which holds what the check printed, and the CSV names that log."""
+    from tools.grading.report import CSV_NAME, HTML_NAME, Report
+    from tools.grading.text import one_line
+
+    whole = "your main " + "went wrong " * 60
+    row = results.Row("alice", "graded", verdicts={3: "failed"}, messages={3: one_line(whole)},
+                      output=f"piece 3 -- main: FAILED -- {whole}\n", notes=["short"],
+                      origin="hand-ins/alice")
+    report = Report(tmp_path, [("alice", "hand-ins/alice")], Context("t", "now", "i", "l"))
+    report.add(0, row)
+    report.finish()
+    page = (tmp_path / HTML_NAME).read_text(encoding="utf-8")
+    assert page.count('<a href="logs/01-alice.txt">') == 1, page      # the cut note alone
+    assert whole in (tmp_path / "logs" / "01-alice.txt").read_text(encoding="utf-8")
+    with open(tmp_path / CSV_NAME, newline="", encoding="utf-8") as stream:
+        [cells] = list(csv.DictReader(stream))
+    assert cells["log"] == "logs/01-alice.txt" and cells["origin"] == "hand-ins/alice"
+
+
+@pytest.mark.slow
+def test_on_a_phone_the_grades_come_first_and_the_plot_stacks_its_panels(tmp_path):
+    from tools.grading.page import NARROW, plot_png
+
+    rows = [results.Row(name, "graded", measures={"X": Measure((0.9, 0.04, 0.06),
+                                                               (0.7, 0.1, 0.2), False)})
+            for name in ("alice", "bob")]
+    wide, narrow = plot_png(rows), plot_png(rows, narrow=True)
+    size = (lambda png: (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")))
+    assert size(wide)[0] > 1000 and size(narrow)[0] <= 400 < size(narrow)[1], (size(wide),
+                                                                                 size(narrow))
+    page = html_page(table(rows), Context("t", "now", "i", "l"), wide, narrow)
+    assert page.index("<table>") < page.index('id="legend"') < page.index("Isolation:")
+    assert f'<source media="(max-width: {NARROW}px)"' in page

@@ -416,6 +416,87 @@ def test_hand_ins_given_through_links_read_no_other(sandbox, tmp_path):
     assert covered != "# bob's answer\n", covered
 
 
+# --- the last holes of the fourth round: the kernel keyring, new user namespaces ---------------
+
+FILTER = "no kernel keyring, no new user namespaces"
+# What a box tries: each call's errno (0 when it worked), through libc's syscall(2) itself.
+KERNEL_CALLS = """
+    import ctypes, errno, json, os, platform, threading
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    calls = {"x86_64": dict(add_key=248, request_key=249, keyctl=250, unshare=272, clone=56,
+                            clone3=435),
+             "aarch64": dict(add_key=217, request_key=218, keyctl=219, unshare=97, clone=220,
+                             clone3=435)}[platform.machine()]
+    user_keyring, new_user, new_mount, child_signal = -4, 0x10000000, 0x00020000, 17
+    def call(name, *args):
+        done = libc.syscall(calls[name], *args)
+        found = ctypes.get_errno() if done < 0 else 0
+        if done == 0 and name == "clone":          # the child of a bare clone: gone at once
+            os._exit(0)
+        if done > 0 and name == "clone":
+            os.waitpid(done, 0)
+        return found
+    found = {
+        "add_key": call("add_key", b"user", b"stash", b"the answers", 11, user_keyring),
+        "request_key": call("request_key", b"user", b"stash", None, 0),
+        "keyctl": call("keyctl", 0, user_keyring, 1),          # KEYCTL_GET_KEYRING_ID, create
+        "unshare user": call("unshare", new_user),
+        "clone user": call("clone", new_user | child_signal, 0, 0, 0, 0),
+        "clone3": call("clone3", 0, 0),
+        "unshare mount": call("unshare", new_mount),            # as an account: refused anyway
+    }
+    thread = threading.Thread(target=lambda: None)             # threads still start
+    thread.start()
+    thread.join()
+    pid = os.fork()                                            # and so do children
+    if pid == 0:
+        os._exit(7)
+    found = {name: errno.errorcode.get(number, number) if number else 0
+             for name, number in found.items()}
+    found["fork"] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    print(json.dumps(found))
+"""
+
+
+def test_the_kernel_keyring_and_new_user_namespaces_are_refused(sandbox):
+    """A key added to the account's keyring would outlive the box and reach the next hand-in
+    of its slot (the same account), in this run or a later one; a user namespace of its own
+    hands a box the kernel's largest surface. Both are refused; clone3, whose flags a filter
+    cannot read, is answered "not here" so that threads and children fall back to clone."""
+    needs(sandbox, FILTER)
+    answer = sandbox(KERNEL_CALLS)
+    assert answer == {"add_key": "EPERM", "request_key": "EPERM", "keyctl": "EPERM",
+                      "unshare user": "EPERM", "clone user": "EPERM", "clone3": "ENOSYS",
+                      "unshare mount": "EPERM", "fork": 7}, answer
+
+
+def test_nothing_a_box_starts_outlives_it(sandbox):
+    """A daemon (a session of its own, its parent gone) that a box leaves behind is ended with
+    the box: no process of the box's account is left once it is over."""
+    needs(sandbox, "PID and IPC namespaces")
+    done = sandbox("""
+        import os, time
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.chdir("/")
+                time.sleep(300)
+            os._exit(0)
+        print(os.getuid(), flush=True)
+    """, whole=True)
+    uid = int(done.stdout.split()[0])
+    left = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as stream:
+                if os.stat(f"/proc/{entry}").st_uid == uid and b"sleep(300)" in stream.read():
+                    left.append(entry)
+        except OSError:
+            pass
+    assert done.returncode == 0 and left == [], left
+
+
 @pytest.mark.slow
 def test_a_sandbox_that_fails_its_self_test_stops_the_grading(tmp_path):
     """Covering /dev (what a device among the hand-ins once did) breaks the sealed sandbox:

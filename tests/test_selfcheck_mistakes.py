@@ -63,6 +63,9 @@ NAMED = {
     "Q-learning target, forwards": "its target is Q-learning's",
     "TD target": "its target is a TD one",
     "TD target, forwards": "its target is a TD one",
+    "discount from the start": "discounted from the start of the episode",
+    "last mover's sign": "taken from who moved last in the episode",
+    "next mover's sign": "taken from who moved last in the episode",
 }
 
 
@@ -170,6 +173,24 @@ MISTAKES = {
     "the sign reversed for X": ({"main": a_main(RIGHT.replace(
         "G = reward + gamma * G", "G = gamma * G - reward"))}, 3,
         "its values for X have the wrong sign"),
+    "a discount applied from the start": ({"main": a_main(
+        "        for k, (state, action, reward) in enumerate(steps):\n"
+        "            G = sum(gamma ** j * steps[j][2] for j in range(k, len(steps)))\n"
+        "            old = player1.Q.get((state, action), 0.0)\n"
+        "            player1.Q[state, action] = old + alpha * (G - old)\n")}, 3,
+        "discounted from the start of the episode (the reward of step t by gamma ** t"),
+    "an optimistic initial Q": ({"main": a_main(RIGHT.replace(
+        "player1.Q.get((state, action), 0.0)", "player1.Q.get((state, action), 0.5)"))}, 3,
+        "a pair not yet in the table was read as 0.5, not 0"),
+    "a table written as JSON, save_Q never called": ({"main": a_main(RIGHT, save=(
+        "    import json\n"
+        "    with open(PATH, 'w') as stream:\n"
+        "        json.dump({repr(key): value for key, value in player1.Q.items()}, stream)\n"))},
+        3, "main never called save_Q: it wrote PATH itself, as JSON text"),
+    "a sign taken from the last mover": ({"main": a_main(
+        "        mover = -_[0].player        # who made the last move\n" + RIGHT.replace(
+            "G = reward + gamma * G", "G = mover * reward + gamma * G"))}, 3,
+        "the rewards' sign was taken from who moved last in the episode"),
 }
 
 
@@ -266,6 +287,13 @@ def test_mistakes_are_named_through_the_class_grader(students, tmp_path, chapter
              "literal": MISTAKES["save_Q with the string 'PATH'"],
              "discount": MISTAKES["G = gamma * (G + reward)"],
              "alpha": MISTAKES["a step size typed into the update"],
+             "start": MISTAKES["a discount applied from the start"],
+             "optimistic": MISTAKES["an optimistic initial Q"],
+             "mover": MISTAKES["a sign taken from the last mover"],
+             "json": MISTAKES["a table written as JSON, save_Q never called"],
+             "unasked": ({"generate": "import random\n" + generate_with(
+                 chapter, *EPISODE_MISTAKES["the learner's move chosen at random"][:2])}, 2,
+                 EPISODE_MISTAKES["the learner's move chosen at random"][2]),
              "right": ({"main": CORRECT_STYLES["a running average with a Counter"]}, 3, "")}
     folders = tmp_path / "class"
     folders.mkdir()
@@ -285,3 +313,66 @@ def test_mistakes_are_named_through_the_class_grader(students, tmp_path, chapter
             continue
         assert row[f"piece {piece}"] == "failed" and row[f"points {piece}"] == "0", (name, row)
         assert wanted in row["note"], (name, row["note"])
+
+
+# --- Generate_episode: what the learner was (not) asked, and the agents the student knows -------
+
+def generate_with(chapter, old: str, new: str) -> str:
+    text = chapter.listing("solution_Generate_episode.py")
+    assert old in text
+    return text.replace(old, new)
+
+
+EPISODE_MISTAKES = {
+    "the learner's move chosen at random": (
+        "player1.get_action(state=state, epoch=epoch)",
+        "random.choice(env.legal_actions(state))",
+        "the learner was never asked for its move"),
+    "the learner's move read off its table": (
+        "player1.get_action(state=state, epoch=epoch)",
+        "max(env.legal_actions(state), key=lambda a: player1.Q.get((state, a), 0))",
+        "the learner was never asked for its move"),
+    "a method the opponent does not have": (
+        "player2.get_action(state=after_state)", "player2.choose_move(after_state)",
+        "'Random_Agent' object has no attribute 'choose_move'"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mistake", sorted(EPISODE_MISTAKES))
+def test_each_episode_mistake_is_named_as_the_student_knows_it(students, tmp_path, chapter,
+                                                                mistake):
+    old, new, wanted = EPISODE_MISTAKES[mistake]
+    generate = "import random\n" + generate_with(chapter, old, new)
+    status, output = check(hand_in(students, tmp_path, chapter, generate=generate),
+                           "--piece", "2")
+    line = piece_line(output, 2)
+    assert status == 1 and wanted in line, output
+    assert "not the game's current one" not in line and "Recording" not in output, line
+
+
+@pytest.mark.slow
+def test_a_file_that_is_no_table_is_named_without_the_checks_scratch_path(students, tmp_path,
+                                                                          chapter):
+    """save_Q called, then PATH overwritten with bytes of no table: the message names PATH,
+    never the file the check chose for it."""
+    folder = hand_in(students, tmp_path, chapter, main=a_main(RIGHT, save=(
+        "    player1.save_Q(PATH)\n"
+        "    with open(PATH, 'wb') as stream:\n"
+        "        stream.write(bytes(range(256)))\n")))
+    status, output = check(folder, "--piece", "3")
+    line = piece_line(output, 3)
+    assert status == 1 and "the file main saved at PATH cannot be read as a table: " in line
+    assert "q.pth" not in line and "/tmp" not in line, line
+
+
+@pytest.mark.slow
+def test_a_call_that_does_not_fit_is_told_in_the_students_names(students, tmp_path, chapter):
+    """main calls Generate_episode without its epoch: the message names Generate_episode as the
+    student wrote it, not the check's stand-in for it."""
+    main = a_main(RIGHT).replace("Generate_episode(player1, epoch)", "Generate_episode(player1)")
+    status, output = check(hand_in(students, tmp_path, chapter, main=main), "--piece", "3")
+    line = piece_line(output, 3)
+    assert status == 1 and "Generate_episode() missing 1 required positional argument: " \
+        "'epoch'" in line, line
+    assert "StandIns" not in line and "generate()" not in line, line

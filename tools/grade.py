@@ -216,6 +216,7 @@ def shipped_tables(pristine: dict[str, bytes], run_dir: Path) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line: check the arguments, read everything, grade, write the report."""
+    started = time.monotonic()      # the time printed at the end is the whole run's
     args = parse_args(argv)
     if os.name != "posix":
         cli.fail("grade.py: grading needs Linux or macOS (process groups and resource limits)")
@@ -230,18 +231,18 @@ def main(argv: list[str] | None = None) -> int:
         submissions = [read_submission(path, editable, pristine)      # all before any runs
                        for path in paths]
         unique_names(submissions)
-        grade_class(args, out, pristine, submissions)
+        grade_class(args, out, pristine, submissions, started)
     except Stopped as stop:
         print(f"\n{stop}.", file=sys.stderr)
         return 128 + stop.number
     return 0
 
 
-def grade_class(args, out: Path, pristine: dict[str, bytes],
-                submissions: list) -> None:
-    """Seal, grade and report, in a run folder removed at the end whatever happens."""
+def grade_class(args, out: Path, pristine: dict[str, bytes], submissions: list,
+                started: float) -> None:
+    """Seal, grade and report, in a run folder removed at the end whatever happens; ``started``:
+    when the run began (``time.monotonic``)."""
     limits = Limits(seconds=args.timeout, memory=args.memory * 2**20)
-    started = time.monotonic()
     run_dir = Path(tempfile.mkdtemp(prefix="grade-run-"))
     # This repository (the solved code, its history, the shipped tables) but its Python, and
     # the folders holding every hand-in, as given and as resolved (never those of a hand-in
@@ -271,7 +272,8 @@ def grade_class(args, out: Path, pristine: dict[str, bytes],
         limited = describe_limits(limits, isolation.own_count, isolation.memory is not None)
         context = Context("Exercise grades", datetime.now().strftime("%Y-%m-%d %H:%M"),
                           isolation.describe(), limited, tuple(unavailable))
-        report = Report(out, [submission.name for submission in submissions], context)
+        report = Report(out, [(submission.name, submission.origin)
+                              for submission in submissions], context)
         shipped = shipped_tables(pristine, run_dir)
         try:
             grade_all(submissions, pristine, settings, report,

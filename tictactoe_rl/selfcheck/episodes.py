@@ -10,7 +10,9 @@ play episodes 1 to 3 again, so that pairs whose values are no longer 0 are updat
 only then does an update that leaves out ``- Q``, one that moves Q only the first time a pair is
 ever met, or one whose target is the next pair's value (a TD target) differ from the right one.
 Episode 8 has a reward one step before the last, which tells a sign that flips from step to step
-from a sign that is the same on every step. The table starts empty, so nothing here depends on a
+from a sign that is the same on every step. The learner moves last in some episodes and the
+opponent in others, with a result in both, which tells a sign taken from who moved last from the
+learner's own. The table starts empty, so nothing here depends on a
 value the student never set.
 """
 
@@ -41,9 +43,13 @@ Q_TARGET = "Q-learning target"  # reward + gamma * max over the next state, not 
 Q_TARGET_FORWARDS = "Q-learning target, forwards"
 TD_TARGET = "TD target"      # reward + gamma * the next pair's value (SARSA's), not the return
 TD_TARGET_FORWARDS = "TD target, forwards"
+FROM_START = "discount from the start"  # the reward of step t discounted by gamma ** t, G_t too
+LAST_MOVER = "last mover's sign"  # every reward of an episode signed by who moved last in it
+NEXT_MOVER = "next mover's sign"  # ... by the side to move in its final position
 MODELS = (CORRECT, FORWARDS, REWARD_ONLY, CARRY, DROP_LAST, NO_NEGATION, LATE_G, NO_MINUS_Q,
           EXTRA_DISCOUNT, FIRST_VISIT_EVER, FLIP_G, FLIP_G_REVERSED, FLIP_REWARD,
-          FLIP_REWARD_REVERSED, Q_TARGET, Q_TARGET_FORWARDS, TD_TARGET, TD_TARGET_FORWARDS)
+          FLIP_REWARD_REVERSED, Q_TARGET, Q_TARGET_FORWARDS, TD_TARGET, TD_TARGET_FORWARDS,
+          FROM_START, LAST_MOVER, NEXT_MOVER)
 # The step size of a running average: 1/N at the N-th visit of a pair (with a visit count).
 RUNNING_AVERAGE = "1/N"
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 from tictactoe_rl.selfcheck.common import close, fmt, plural
 from tictactoe_rl.selfcheck.episodes import (
     CARRY, DROP_LAST, EXTRA_DISCOUNT, FIRST_VISIT_EVER, FLIP_G, FLIP_G_REVERSED,
-    FLIP_REWARD, FLIP_REWARD_REVERSED, FORWARDS, LATE_G, NO_MINUS_Q, NO_NEGATION, Q_TARGET,
-    Q_TARGET_FORWARDS, RUNNING_AVERAGE, REWARD_ONLY, TD_TARGET, TD_TARGET_FORWARDS, hand_made)
+    FLIP_REWARD, FLIP_REWARD_REVERSED, FORWARDS, FROM_START, LAST_MOVER, LATE_G, NEXT_MOVER,
+    NO_MINUS_Q, NO_NEGATION, Q_TARGET, Q_TARGET_FORWARDS, RUNNING_AVERAGE, REWARD_ONLY, TD_TARGET,
+    TD_TARGET_FORWARDS, hand_made)
 from State import O, symbol
 
 # The chapter's main, line by line as printed: what a message quotes.
@@ -19,6 +20,7 @@ WALK_LINE = "state, action, reward = episode.pop() # LIFO - Stack"
 START_LINE = "G = 0 (the first line of each epoch's loop, after Generate_episode)"
 ALPHA_LINE = "alpha = 0.01"
 SAVE_LINE = "player.save_Q(PATH)"
+READ_LINE = "Q_value = player.Q.get((state, action),0) # if no key return 0"
 
 
 def chapter(line: str) -> str:
@@ -28,6 +30,11 @@ def chapter(line: str) -> str:
 SIGN_FLIPS = ("the sign of G (or of the reward) flips from one step to the next: a step's "
               "return keeps the learner's sign all the way back -- each reward is the "
               "learner's own, the same sign on every step, then G = gamma * G + reward; "
+              + chapter(RETURN_LINE))
+MOVER_SIGN = ("the rewards' sign was taken from who moved last in the episode (or from the side "
+              "to move at its end), so the episodes that the other side ended count the other "
+              "way: the sign is the learner's own in every episode, whoever moved last -- X's "
+              "rewards as they are, O's negated -- then G = gamma * G + reward; "
               + chapter(RETURN_LINE))
 BOOTSTRAPS = ("a Monte Carlo update waits for the end of the game: each step's target is its "
               "return G, the rewards to the end discounted, not the next position's value; "
@@ -63,6 +70,12 @@ MISTAKE_HINTS = {
                       "(a tic-tac-toe game never meets a pair twice, so updating every step "
                       "is the same): " + chapter(UPDATE_LINE) + ", for every step of every "
                       "episode",
+    FROM_START: "the returns are discounted from the start of the episode (the reward of step t "
+                "by gamma ** t, counted from the first step), so later steps learn less than "
+                "their result: a step's return starts at that step, its own reward "
+                "undiscounted, then gamma times the return of the step after it: "
+                + chapter(RETURN_LINE),
+    LAST_MOVER: MOVER_SIGN, NEXT_MOVER: MOVER_SIGN,
     FLIP_G: SIGN_FLIPS, FLIP_G_REVERSED: SIGN_FLIPS, FLIP_REWARD: SIGN_FLIPS,
     FLIP_REWARD_REVERSED: SIGN_FLIPS,
     Q_TARGET: "its target is Q-learning's, reward + gamma * max over the next state's "
@@ -88,6 +101,14 @@ def mistake_hint(model: str, side: int) -> str:
     return ("its values for X have the wrong sign (a win of X's went down, a loss up): the "
             "rewards are already X's, +1 when X wins, so they go into G as they are: "
             + chapter(RETURN_LINE))
+
+
+def optimistic_hint(side: int, rate: float, gamma: float, start: float) -> str:
+    """A table that is the update's, but from a table whose missing pairs read ``start``."""
+    return (f"{where(side, rate, gamma)}: a pair not yet in the table was read as {start:g}, not "
+            f"0 (an optimistic start, e.g. player.Q.get((state, action), {start:g})): the "
+            "chapter's Q starts empty and a missing pair is 0, so every value is learnt from "
+            "the games alone: " + chapter(READ_LINE))
 
 
 def rate_name(rate: object) -> str:

@@ -27,6 +27,9 @@ GAMES = 16
 EPOCHS = (0, 7, 5_000, 123_456)
 MOVES_PER_GAME = 9
 LEARNER, OPPONENT = "the learner", "player2"
+NEVER_ASKED = ("the learner was never asked for its move: a move chosen any other way (at random, "
+               "read off its table) is not the agent's, and never explores with the episode's "
+               "epsilon -- ask it for every move, player.get_action(state=state, epoch=epoch)")
 
 
 class Recorder:
@@ -100,6 +103,14 @@ def recording_agents(student: Student, side: int, game: int, log: list) -> tuple
     class RecordingOpponent(Random_Agent):
         def get_action(self, state, epoch=None):
             return opponent_moves.move(state, epoch)
+
+    # A message about them (an attribute the code asked for that they lack, a call that does
+    # not fit) names the classes the student knows, never the check's stand-ins.
+    for stand_in in (RecordingLearner, RecordingOpponent):
+        stand_in.__name__ = stand_in.__qualname__ = stand_in.__bases__[0].__name__
+        for name, method in vars(stand_in).items():
+            if callable(method):
+                method.__qualname__ = f"{stand_in.__name__}.{name}"
 
     learner = call("AI_Agent(...)", RecordingLearner, side, env, graphics=None)
     opponent = RecordingOpponent(-side, env, graphics=None)
@@ -201,6 +212,8 @@ def compare(episode: list, log: list, side: int, epoch: int | None,
     if not isinstance(episode, list):
         raise Failure(f"{what} must return a list (main takes its last item off with "
                       f"episode.pop()), got {type(episode).__name__}")
+    if episode and not any(who == LEARNER for who, _, _, _ in log):
+        raise Failure(NEVER_ASKED)
     final, turns = replay(log, side)
     last = episode[-1] if episode else None
     if not (isinstance(last, tuple) and len(last) == 1 and isinstance(last[0], State)):
@@ -239,6 +252,8 @@ def replay(log: list, side: int) -> tuple[State, list]:
     ``(position before the move, move)``."""
     position, turns = State(), []
     for who, state, action, _ in log:
+        if who == OPPONENT and position.player == side and state in position.children().values():
+            raise Failure(NEVER_ASKED)        # the learner's move was made, but not by it
         if state != position:
             raise Failure(f"{who} was asked to move in a position that is not the game's "
                           "current one: go on from the position env.next_state returned")

@@ -32,7 +32,7 @@ from tictactoe_rl.selfcheck.common import (Failure, Stop, call, close, duration,
 from tictactoe_rl.selfcheck.episodes import (CORRECT, FILLER, MODELS, REWARD_ONLY, RUNNING_AVERAGE,
                                 episode_of, hand_made)
 from tictactoe_rl.selfcheck.mc_messages import (ALPHA_LINE, generic_hint, mistake_hint,
-                                   rate_name, where, wrong_alpha)
+                                                 optimistic_hint, rate_name, where, wrong_alpha)
 from State import O, symbol
 
 if TYPE_CHECKING:
@@ -64,13 +64,22 @@ class StandIns:
         self.alpha: tuple[float, str] | None = None       # the alpha main was given, and where
 
     def install(self) -> None:
-        self.trainer.Generate_episode, self.trainer.test = self.generate, self.test
+        # Functions of the names main calls: a call that does not fit them is told in those.
+        def Generate_episode(player, epoch):
+            return self.generate(player, epoch)
+
+        def test(num=None, *args, **kwargs):
+            return self.test(num)
+
+        for function in (Generate_episode, test):
+            function.__qualname__ = function.__name__
+        self.trainer.Generate_episode, self.trainer.test = Generate_episode, test
         self.trainer.PATH = self.saves.path
         self.saves.install()
 
     def generate(self, player, epoch):
         if not self.calls:
-            self.alpha = alpha_given(self.trainer, sys._getframe(1))
+            self.alpha = alpha_given(self.trainer, sys._getframe(2))   # main, past the stand-in
         self.calls.append((player, epoch))
         done = len(self.calls) - 1
         self.saves.episodes[0] = len(self.calls)
@@ -100,7 +109,7 @@ class StandIns:
                 "save once, after the loop (player1.save_Q(PATH) after the for, not inside it)")
             raise Stop()
 
-    def test(self, num=None, *args, **kwargs):
+    def test(self, num: object) -> tuple[int, int, int]:
         self.tests.append(num)
         return 0, 0, 0
 
@@ -130,13 +139,13 @@ def is_number(value: object) -> bool:
 def gather(student: Student, side: int, folder: str) -> dict:
     """In the student's process: run the student's ``main`` on the hand-made episodes for
     ``side``, saving into ``folder``; what the judging process needs besides the saved table:
-    ``{"episodes", "runs", "learner_only", "saved_at", "test", "module_gamma", "own_gamma"}``:
-    the epochs of main's calls of ``Generate_episode`` run-length encoded (``call_runs``),
-    whether each call played the learner, when it saved a table it moved on from
-    (``saved.saved_at``), the repr of its last ``test`` argument (None: never called), the
-    module's ``gamma`` and whether main has a gamma of its own, the alpha main was given
-    (``alpha_given``: ``"alpha"``, ``"alpha_from"``) and the paths main gave ``save_Q`` that
-    are not ``PATH`` (``"saved_elsewhere"``)."""
+    ``{"episodes", "runs", "learner_only", "saved_at", "called_save", "test", "module_gamma",
+    "own_gamma"}``: the epochs of main's calls of ``Generate_episode`` run-length encoded
+    (``call_runs``), whether each call played the learner, when it saved a table it moved on
+    from (``saved.saved_at``), whether it called ``save_Q`` at all, the repr of its last
+    ``test`` argument (None: never called), the module's ``gamma`` and whether main has a gamma
+    of its own, the alpha main was given (``alpha_given``: ``"alpha"``, ``"alpha_from"``) and
+    the paths main gave ``save_Q`` that are not ``PATH`` (``"saved_elsewhere"``)."""
     trainer = student.trainer(fresh=True)
     episodes = hand_made(side)
     if side == O:
@@ -160,6 +169,7 @@ def gather(student: Student, side: int, folder: str) -> dict:
             "runs": call_runs([epoch for _, epoch in stand_ins.calls]),
             "learner_only": all(player is trainer.player1 for player, _ in stand_ins.calls),
             "saved_at": at,
+            "called_save": bool(stand_ins.saves.made),
             "test": repr(stand_ins.tests[-1])[:LONGEST_TEST] if stand_ins.tests else None,
             "module_gamma": float(module_gamma) if isinstance(module_gamma, float) else None,
             "own_gamma": not loads_global(trainer.main.__code__, "gamma"),
@@ -180,7 +190,7 @@ def judge(facts: object, side: int, folder: str) -> str:
     """In the judging process: the verdict on the table main saved in ``folder``, read from
     the file, with the ``facts`` the student's process sent (see ``gather``)."""
     shapes = {"episodes": int, "runs": list, "learner_only": bool,
-              "saved_at": (int, type(None)),
+              "saved_at": (int, type(None)), "called_save": bool,
               "test": (str, type(None)), "module_gamma": (float, type(None)), "own_gamma": bool,
               "alpha": (float, type(None)), "alpha_from": str, "saved_elsewhere": list}
     if not (isinstance(facts, dict) and all(isinstance(facts.get(key), shape)
@@ -192,7 +202,7 @@ def judge(facts: object, side: int, folder: str) -> str:
                         len(hand_made(side)))
     if facts["saved_elsewhere"]:
         raise Failure(saved.saved_elsewhere(facts["saved_elsewhere"]))
-    table = saved.load_saved(os.path.join(folder, "q.pth"))
+    table = saved.load_saved(os.path.join(folder, "q.pth"), facts["called_save"])
     saved.check_fresh(facts["saved_at"], facts["episodes"])
     filler = episode_of(FILLER[side], side)
     seen = {pair for episode in [*hand_made(side), filler] for pair in saved.pairs_of(episode)}
@@ -235,6 +245,9 @@ def judge_values(side: int, table: dict, module_gamma: float | None, own_gamma: 
     if fitted is None:
         from tictactoe_rl.selfcheck import reference     # loaded up front, kept from the student's process
         gamma = module_gamma if isinstance(module_gamma, float) else COURSE_GAMMA
+        start = optimistic_start(side, got, gamma, alpha)
+        if start is not None:
+            raise Failure(optimistic_hint(side, alpha, gamma, start))
         raise Failure(generic_hint(side, got, gamma,
                                    reference.expected(side, CORRECT, alpha, gamma)))
     model, rate, gamma = fitted
@@ -282,6 +295,23 @@ def fit(side: int, got: dict, module_gamma: float | None,
                 if all(close(got[key], want[key], 1e-7) for key in got):
                     return model, rate, gamma
     return None
+
+
+def optimistic_start(side: int, got: dict, gamma: float, alpha: float) -> float | None:
+    """The value other than 0 that missing pairs were read as, when the table is otherwise the
+    update's with ``alpha`` and ``gamma``; else ``None``. A value is linear in that start: the
+    first step of episode 1 shows it, every other step must agree."""
+    from tictactoe_rl.selfcheck import reference     # loaded up front, never in the student's code
+    empty = reference.expected(side, CORRECT, alpha, gamma)
+    share = {key: one - empty[key] for key, one
+             in reference.expected(side, CORRECT, alpha, gamma, start=1.0).items()}
+    if close(share[(0, 0)], 0.0):
+        return None
+    start = (got[(0, 0)] - empty[(0, 0)]) / share[(0, 0)]
+    if close(start, 0.0) or not all(close(got[key], empty[key] + start * share[key], 1e-7)
+                                    for key in got):
+        return None
+    return start
 
 
 def observed_gamma(side: int, got: dict, alphas: set) -> list[float]:

@@ -21,6 +21,9 @@ class Piece:
     title: str          # what the student writes, in a few words
     required: bool      # decides the self-check's exit status (a bonus piece only with --all)
     points: int = 0     # its weight in GitHub Classroom's autograding
+    # A bonus piece's "not attempted": what the check saw that says the student has not started
+    # it (never that an earlier piece failed: every piece is judged on its own).
+    not_started: str = ""
 
 
 # Required pieces make 100 points; the bonus pieces add 20 on top.
@@ -28,7 +31,11 @@ PIECES = (
     Piece(1, "AI_Agent.epsilon_greedy, the exploration schedule", True, 30),
     Piece(2, "MC_Trainer.Generate_episode, one game as a list of learning steps", True, 30),
     Piece(3, "MC_Trainer.main, the Monte Carlo update loop", True, 40),
-    Piece(4, "bonus: Generate_episode and main for an agent that plays O", False, 10),
+    Piece(4, "bonus: Generate_episode and main for an agent that plays O", False, 10,
+          "Generate_episode and main do not look at the learner's side (neither reads "
+          "player.player), so they were not run for O; pieces 2 and 3 judge X apart"),
     Piece(5, "bonus: SARSA and Q-learning (Episode.learning_steps and the two updates), and "
-             "Nim's Q-learning", False, 10),
+             "Nim's Q-learning", False, 10,
+          "Episode.learning_steps, the two updates and Nim's Q-learning are all still the "
+          "issued stubs"),
 )

@@ -15,8 +15,9 @@ from typing import Iterator
 
 from tictactoe_rl.selfcheck.episodes import (
     CARRY, DROP_LAST, EXTRA_DISCOUNT, FIRST_VISIT_EVER, FLIP_G, FLIP_G_REVERSED, FLIP_REWARD,
-    FLIP_REWARD_REVERSED, FORWARDS, LATE_G, NO_MINUS_Q, NO_NEGATION, Q_TARGET, Q_TARGET_FORWARDS,
-    RUNNING_AVERAGE, REWARD_ONLY, TD_TARGET, TD_TARGET_FORWARDS, hand_made)
+    FLIP_REWARD_REVERSED, FORWARDS, FROM_START, LAST_MOVER, LATE_G, NEXT_MOVER, NO_MINUS_Q,
+    NO_NEGATION, Q_TARGET, Q_TARGET_FORWARDS, RUNNING_AVERAGE, REWARD_ONLY, TD_TARGET,
+    TD_TARGET_FORWARDS, hand_made)
 from tictactoe_rl.selfcheck.td_cases import ALL_CELLS, ALPHA, GAMMA, SARSA, case_of
 
 # Targets made from the table as it stands (a TD target), by the order the steps are walked in.
@@ -24,10 +25,13 @@ BOOTSTRAPPED = {Q_TARGET: True, TD_TARGET: True, Q_TARGET_FORWARDS: False,
                 TD_TARGET_FORWARDS: False}   # True: from the last step back
 
 
-def _signs(side: int, model: str, count: int) -> list[int]:
-    """The sign each of ``count`` steps' rewards gets (the learner's own is ``side``)."""
+def _signs(side: int, model: str, count: int, final) -> list[int]:
+    """The sign each of ``count`` steps' rewards gets (the learner's own is ``side``) in an
+    episode that ends in the position ``final``."""
     if model in (NO_NEGATION, FLIP_G_REVERSED):
         return [-side] * count
+    if model in (LAST_MOVER, NEXT_MOVER):      # the side to move there did not move last
+        return [-final.player if model == LAST_MOVER else final.player] * count
     if model in (FLIP_REWARD, FLIP_REWARD_REVERSED):
         first = side if model == FLIP_REWARD else -side   # the last step's
         return [first * (-1) ** (count - 1 - k) for k in range(count)]
@@ -51,7 +55,7 @@ def _targets(rewards: list[float], gamma: float, model: str, carried: float) -> 
         else:
             G = gamma * G + rewards[k]
         targets[k] = (before if model == LATE_G else gamma * G if model == EXTRA_DISCOUNT
-                      else G)
+                      else gamma ** k * G if model == FROM_START else G)
     return targets
 
 
@@ -72,10 +76,12 @@ def _bootstrapped(values: dict, steps: list, rewards: list[float], gamma: float,
         yield (state, action), target
 
 
-def expected(side: int, model: str, rate: object, gamma: float) -> dict[tuple[int, int], float]:
+def expected(side: int, model: str, rate: object, gamma: float,
+             start: float = 0.0) -> dict[tuple[int, int], float]:
     """``{(episode, step): value}`` (both 0-based) after the hand-made episodes of ``side``, from
     an empty table, under ``model`` with the step size ``rate`` (a number, or
-    ``RUNNING_AVERAGE``) and ``gamma``."""
+    ``RUNNING_AVERAGE``) and ``gamma``; ``start``: the value a pair not yet in the table is
+    read as (0: the chapter's ``player.Q.get((state, action), 0)``)."""
     values: dict = {}
     visits: dict = {}
     carried = 0.0
@@ -84,7 +90,7 @@ def expected(side: int, model: str, rate: object, gamma: float) -> dict[tuple[in
         steps = episode[:-1]
         updated = steps[:-1] if model == DROP_LAST else steps
         rewards = [sign * reward for sign, (_, _, reward)
-                   in zip(_signs(side, model, len(updated)), updated)]
+                   in zip(_signs(side, model, len(updated), episode[-1][0]), updated)]
         if model in BOOTSTRAPPED:
             targeted = _bootstrapped(values, updated, rewards, gamma, model)
         else:
@@ -98,7 +104,7 @@ def expected(side: int, model: str, rate: object, gamma: float) -> dict[tuple[in
                 continue
             visits[pair] = visits.get(pair, 0) + 1
             step = 1 / visits[pair] if rate == RUNNING_AVERAGE else rate
-            old = values.get(pair, 0.0)
+            old = values.get(pair, start)
             values[pair] = old + step * (target if model == NO_MINUS_Q else target - old)
     return {(number, index): values.get((state, action), 0.0)
             for number, episode in enumerate(episodes)

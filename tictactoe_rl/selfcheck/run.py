@@ -37,6 +37,7 @@ guard.load_answers()
 from tictactoe_rl.selfcheck.common import (  # noqa: E402
     ROOT, STUB_PREFIX, Failure, NotOwnWork, NotWritten, where_it_broke)
 from tictactoe_rl.selfcheck.student import Student  # noqa: E402
+from tictactoe_rl.selfcheck.pieces import PIECES  # noqa: E402
 from tictactoe_rl.selfcheck.verdicts import FAILED, NOT_ATTEMPTED, NOT_WRITTEN, PASSED  # noqa: E402
 from State import O, X  # noqa: E402
 
@@ -111,7 +112,7 @@ def grade(number: int, result_fd: int) -> dict:
         def in_the_child() -> dict:
             student = students_code()
             if number in BONUS and not attempted(number, student):
-                return {"verdict": NOT_ATTEMPTED, "message": ""}
+                return {"verdict": NOT_ATTEMPTED, "message": PIECES[number - 1].not_started}
             return {"verdict": PASSED, "data": gather(student, folder)}
 
         return apart_verdict(in_the_child, result_fd, lambda data: judge(data, folder))

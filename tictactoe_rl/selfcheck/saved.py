@@ -81,7 +81,7 @@ def read_back(saves: Saves, total: int) -> dict:
     (``check_fresh``): ``Failure`` then."""
     if saves.elsewhere:
         raise Failure(saved_elsewhere(saves.elsewhere[:3]))
-    table = load_saved(saves.path)
+    table = load_saved(saves.path, bool(saves.made))
     check_fresh(saved_at(saves, table), total)
     return table
 
@@ -101,17 +101,36 @@ def check_fresh(at: int | None, total: int) -> None:
                       "after the last one: save once, after the loop")
 
 
-def load_saved(path: str) -> dict:
+def load_saved(path: str, called: bool = True) -> dict:
     """The table in the file main saved at ``path`` (read with the safe loader); ``Failure``
-    when there is none or it is no table."""
+    when there is none or it is no table. ``called``: whether main called ``save_Q`` at all
+    (a file at PATH it never called it for was written some other way)."""
     if not os.path.isfile(path):
         raise Failure("main must save the trained table when training is done: "
                       "player1.save_Q(PATH)")
     try:
         table, _, _ = load_table(path)
     except TableError as error:
-        raise Failure(f"the file main saved at PATH cannot be read as a table: {error}") from None
+        if not called:
+            raise Failure(f"main never called save_Q: it wrote PATH itself, {written_as(path)}, "
+                          "which the agent's load_Q (torch.load) cannot read; save the table "
+                          "with the learner's own save_Q, which writes it with torch.save -- "
+                          f"the chapter's main says so: {SAVE_LINE}") from None
+        # the scratch file's own name says nothing to the student: it is PATH
+        problem = str(error).replace(f"{path}: ", "").replace(path, "PATH")
+        raise Failure(f"the file main saved at PATH cannot be read as a table: {problem}") \
+            from None
     return table
+
+
+def written_as(path: str) -> str:
+    """What a file that is no table seems to hold, as the message says it."""
+    with open(path, "rb") as stream:
+        start = stream.read(64).lstrip()
+    if start[:1] in (b"{", b"["):
+        return "as JSON text"
+    return "as text" if start and all(32 <= byte < 127 or byte in b"\t\r\n" for byte in start) \
+        else "in a form of its own"
 
 
 def check_own(table: dict, seen: set, episodes: int, who: str = "main") -> None:

@@ -61,7 +61,7 @@ def gather(student: Student, side: int, folder: str, seconds: float) -> dict:
     count, seen = [0], set()
     deadline = time.monotonic() + seconds
 
-    def counted(player, epoch):
+    def Generate_episode(player, epoch):      # the name main's mistakes are told in
         count[0] += 1
         saves.episodes[0] = count[0]
         if count[0] % CHECK_EVERY == 0 and time.monotonic() > deadline:
@@ -77,7 +77,8 @@ def gather(student: Student, side: int, folder: str, seconds: float) -> dict:
         saves = saved.Saves(learner, os.path.join(scratch, "q.pth"))
         saves.install()
         trainer.PATH = saves.path
-        trainer.Generate_episode = counted
+        Generate_episode.__qualname__ = Generate_episode.__name__
+        trainer.Generate_episode = Generate_episode
         try:
             call("main", trainer.main)
         except Stop:

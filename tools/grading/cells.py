@@ -1,8 +1,9 @@
 """The report's table, one row of cells per submission (``table(rows)``) with the columns
-``COLUMNS``: each piece's verdict and points, the total, the exact wins / losses / draws of the
-trained X against ``random`` and ``advanced`` and whether it is unbeatable, the same for O when
-piece 4 passed, the seconds the check took, the flags (signs of cheating) and a note. The CSV
-(``report.py``) and the page (``page.py``) both show it."""
+``COLUMNS``: the hand-in's name (unique in the run) and where it was read from (its origin, as
+the grader was given it), each piece's verdict and points, the total, the exact wins / losses /
+draws of the trained X against ``random`` and ``advanced`` and whether it is unbeatable, the
+same for O when piece 4 passed, the seconds the check took, the flags (signs of cheating), a
+note and the report's file of what the check printed (its log). The CSV (``report.py``) and the page (``page.py``) both show it."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ OUTCOMES = ("wins", "losses", "draws")
 MEASURE_COLUMNS = [column for side in ("X", "O") for column in
                    [f"{side} vs {opponent} {outcome}" for opponent in OPPONENTS
                     for outcome in OUTCOMES] + [f"{side} unbeatable"]]
-COLUMNS = (["name", "status"] + [f"piece {n}" for n in PIECE_NUMBERS]
+COLUMNS = (["name", "origin", "status"] + [f"piece {n}" for n in PIECE_NUMBERS]
            + [f"points {n}" for n in PIECE_NUMBERS] + ["total"] + MEASURE_COLUMNS
-           + ["seconds", "flags", "note"])
+           + ["seconds", "flags", "note", "log"])
 
 
 def table(rows: list[Row]) -> list[list[str]]:
@@ -26,7 +27,8 @@ def table(rows: list[Row]) -> list[list[str]]:
 
 def _cells(row: Row) -> list[str]:
     graded = bool(row.verdicts)
-    cells = [shown(row.name), row.status] + [row.verdicts.get(n, "") for n in PIECE_NUMBERS]
+    cells = [shown(row.name), shown(row.origin), row.status]
+    cells += [row.verdicts.get(n, "") for n in PIECE_NUMBERS]
     cells += [str(row.points.get(n, 0)) if graded else "" for n in PIECE_NUMBERS]
     cells.append(str(row.total))
     for side in ("X", "O"):
@@ -37,4 +39,4 @@ def _cells(row: Row) -> list[str]:
         cells.append(("yes" if measure.unbeatable else "no") if measure else "")
     notes = row.notes + [f"piece {n}: {message}" for n, message in sorted(row.messages.items())]
     return cells + [f"{row.seconds:.1f}", one_line(" | ".join(row.flags), 10_000),
-                    one_line(" | ".join(notes), 10_000)]
+                    one_line(" | ".join(notes), 10_000), row.log]

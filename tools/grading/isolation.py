@@ -14,8 +14,10 @@ account of its own (``ACCOUNT_BASE`` + its slot: no two sandboxes running at onc
 each gets its own process limit). Closed folders on the way to the grader's Python (a Python
 under ``/root``, say) are opened for that account by ``launch.expose``, which shows only the
 names on the way. Where the grader could make memory cgroups (``cgroups.py``), the root
-candidates put each box in one; on x86-64 and ARM64 the sealed ones refuse every socket but
-IP and netlink (no unix socket, no vsock).
+candidates put each box in one; on x86-64 and ARM64 the sealed ones filter system calls
+(``launch.filter_program``): every socket but IP and netlink (no unix socket, no vsock), the
+kernel keyring (kept per account: it would outlive the box) and new user namespaces are
+refused.
 
 A candidate the system refuses to make gives way to the next; one it makes but that fails its
 probe raises ``SelfTestFailed`` (see ``detect_isolation``): a weaker sandbox is never chosen
@@ -54,11 +56,12 @@ if sys.platform.startswith("linux"):
 sys.argv = sys.argv[1:]
 runpy.run_path(sys.argv[0], run_name="__main__")
 """
-# The probe reports its account, Python, network interfaces, what it can write, whether it can
-# make a unix or vsock socket and its cgroups, to confirm
-# that what an isolation promises is really on.
+# The probe reports its account, Python, network interfaces, what it can write, whether a call
+# the filter refuses got past it (a unix or vsock socket, the keyring, a user namespace: the
+# numbers of keyctl and unshare are its fifth argument) and its cgroups, to confirm that what
+# an isolation promises is really on.
 PROBE = """
-import json, os, socket, sys
+import ctypes, json, os, socket, sys
 import torch
 def can_write(path):
     try:
@@ -67,7 +70,7 @@ def can_write(path):
         return True
     except OSError:
         return False
-def host_socket():          # whether a family the filter refuses got past it
+def unfiltered():            # whether a call the filter refuses got past it
     for family in (socket.AF_UNIX, 40):        # 40: AF_VSOCK
         try:
             socket.socket(family).close()
@@ -75,12 +78,19 @@ def host_socket():          # whether a family the filter refuses got past it
         except OSError as error:
             if error.errno != 13:      # EACCES is the filter's answer, before any family's own
                 return True
-    return False
+    keyctl, unshare = json.loads(sys.argv[4])
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(keyctl, 0, -4, 0) >= 0:         # the account's keyring's number
+        return True
+    child = os.fork()
+    if child == 0:                    # a user namespace would change this process's account
+        os._exit(libc.syscall(unshare, 0x10000000) == 0)
+    return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) != 0
 with open("/proc/self/cgroup") as groups:
     cgroups = groups.read()
 print(json.dumps([os.getuid(), sys.version, [name for _, name in socket.if_nameindex()],
                   can_write(os.path.join(sys.argv[1], ".probe")), can_write(sys.argv[2]),
-                  can_write(sys.argv[3]), host_socket(), cgroups]))
+                  can_write(sys.argv[3]), unfiltered(), cgroups]))
 """
 
 
@@ -93,7 +103,7 @@ class Isolation:
     read_only: bool = False                    # every file system read-only but the box's own
     accounts: bool = False                     # an unprivileged account per sandbox
     own_count: bool = False                    # the process limit counts its processes alone
-    sockets: bool = False                      # only IP and netlink sockets (seccomp)
+    filtered: bool = False     # seccomp: only IP and netlink sockets, no keyring, no userns
     memory: MemoryGroups | None = None         # a memory cgroup per box
     tools: dict[str, str] = field(default_factory=dict)
     sealing: Sealing = Sealing()
@@ -105,7 +115,8 @@ class Isolation:
                  if self.read_only else "files writable wherever the account may write",
                  "runs as an unprivileged account of its own" if self.accounts
                  else "runs as the grader's own account"]
-        parts += ["no unix or vsock sockets"] if self.sockets else []
+        parts += ["no unix or vsock sockets, no kernel keyring, no new user namespaces"] \
+            if self.filtered else []
         parts += ["all of a box's memory counted against its limit (a cgroup)"] \
             if self.memory else []
         return "; ".join(parts)
@@ -115,7 +126,8 @@ class Isolation:
         found = {"no network": self.network, "PID and IPC namespaces": self.pids,
                  "read-only file systems": self.read_only,
                  "an unprivileged account per submission": self.accounts,
-                 "no unix or vsock sockets": self.sockets,
+                 "no unix or vsock sockets": self.filtered,
+                 "no kernel keyring, no new user namespaces": self.filtered,
                  "a memory limit that counts all of a box's memory (a cgroup)":
                      self.memory is not None}
         return [name for name, on in found.items() if on]
@@ -128,7 +140,7 @@ class Isolation:
         cgroup (``MemoryGroups.make``), when ``memory`` is on."""
         config = {"limits": limits.rlimits(self.own_count), "box": None,
                   "drop": list(self.drop(slot)), "keep_fds": list(keep_fds),
-                  "cgroup": group, "close_sockets": self.sockets}
+                  "cgroup": group, "filter": self.filtered}
         if self.read_only:
             config.update(box=os.path.realpath(box), mount=self.tools["mount"],
                           hide=list(self.sealing.hide),
@@ -185,8 +197,8 @@ def candidates(sealing: Sealing, memory: MemoryGroups | None = None) -> list[Iso
     def spaces(user: tuple[str, ...]) -> tuple[str, ...]:
         return (*user, "--net", "--ipc", "--pid", "--fork", "--kill-child", "--mount-proc")
 
-    sockets = launch.sockets_closable()
-    sealed = [Isolation((*spaces(user), "--mount"), True, True, True, False, counted, sockets,
+    filtered = launch.filter_closable()
+    sealed = [Isolation((*spaces(user), "--mount"), True, True, True, False, counted, filtered,
                         None if user else memory, tools, sealing)
               for user in users] if all(tools.values()) else []
     if sealed and root:         # strongest: root's own namespaces and an account per box
@@ -251,8 +263,8 @@ def probe(candidate: Isolation, run_dir: Path, python: str) -> str | None:
     try:
         group = candidate.memory.make(box.name) if candidate.memory else None
         command, config = candidate.command(python, Limits(), box, [
-            python, "-c", PROBE, str(run_dir), str(box / "out" / ".probe"), CORE_PATTERN],
-            group=group)
+            python, "-c", PROBE, str(run_dir), str(box / "out" / ".probe"), CORE_PATTERN,
+            json.dumps(launch.call_numbers("keyctl", "unshare"))], group=group)
         done = subprocess.run(command, cwd=box / "repo", env=environment(box),
                               capture_output=True, text=True, timeout=PROBE_SECONDS,
                               input=config.decode())
@@ -263,7 +275,7 @@ def probe(candidate: Isolation, run_dir: Path, python: str) -> str | None:
         if candidate.memory:
             candidate.memory.remove(os.path.join(candidate.memory.folder, box.name))
     try:
-        uid, version, interfaces, outside, inside, knob, unix, cgroups = json.loads(done.stdout)
+        uid, version, interfaces, outside, inside, knob, past, cgroups = json.loads(done.stdout)
     except (ValueError, TypeError):
         lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
         return lines[-1]
@@ -274,8 +286,9 @@ def probe(candidate: Isolation, run_dir: Path, python: str) -> str | None:
         return Contradiction("the network namespace still has interfaces")
     if candidate.read_only and (outside or knob):
         return Contradiction("the probe could write outside its box or into /proc/sys")
-    if candidate.sockets and unix:
-        return Contradiction("the probe could make a unix or vsock socket")
+    if candidate.filtered and past:
+        return Contradiction("the probe could make a unix or vsock socket, use the keyring or "
+                             "make a user namespace")
     if candidate.memory and f"/{box.name}\n" not in cgroups:
         return Contradiction("the probe is not in its box's memory cgroup")
     if candidate.accounts and uid != account(0):

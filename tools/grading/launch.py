@@ -11,7 +11,7 @@ it)::
      "box": the submission's folder or null, "writable": [folders inside the box],
      "expose": [[closed folder, [names inside it]], ...], "hide": [folders],
      "drop": [a command prefix, e.g. setpriv ...], "keep_fds": [descriptors],
-     "cgroup": the box's memory cgroup or null, "close_sockets": true or false}
+     "cgroup": the box's memory cgroup or null, "filter": true or false}
 
 First of all, when ``cgroup`` is set, this process joins that cgroup, so that everything the
 box runs counts against its memory limit.
@@ -24,15 +24,15 @@ so that an unprivileged account can run it while the rest stays out of sight; ea
 read-only file system; every mount becomes read-only except the ``writable`` folders, and
 ``/proc/sys`` and ``/proc/sysrq-trigger`` are made read-only as well (the kernel would run a
 program named in ``/proc/sys/kernel/core_pattern`` as full root outside every namespace). Then
-with ``close_sockets`` a seccomp filter refuses every socket but IP and netlink from here on
-(``close_sockets``: no unix socket, no vsock); the resource limits are lowered, new files are
-made private (umask 077), and the program runs (its standard input ``/dev/null``) behind
-``drop`` (which takes away every capability and changes the account), as a child of this
-process that inherits only ``keep_fds``, whose exit status becomes this program's: the child's
-own, or 128 + N when signal N killed it. A separate process, not an ``exec``, so that in a PID
-namespace the program does not run as the namespace's first process (which ignores the signals
-a resource limit sends); when this program ends, the kernel kills every process left in the
-namespace. A failure to seal exits with ``SEAL_FAILED``.
+with ``filter`` a seccomp filter, from here on, refuses every socket but IP and netlink (no unix
+socket, no vsock), the kernel keyring and new user namespaces; the resource limits are lowered,
+new files are made private (umask 077), and the program runs (its standard input
+``/dev/null``) behind ``drop`` (which takes away every capability and changes the account), as
+a child of this process that inherits only ``keep_fds``, whose exit status becomes this
+program's: the child's own, or 128 + N when signal N killed it. A separate process, not an
+``exec``, so that in a PID namespace the program does not run as the namespace's first process
+(which ignores the signals a resource limit sends); when this program ends, the kernel kills
+every process left in the namespace. A failure to seal exits with ``SEAL_FAILED``.
 """
 
 import collections
@@ -144,36 +144,66 @@ def seal(config: dict) -> None:
     make_read_only(mount, config.get("writable", []))
 
 
-# The seccomp filter that closes the sockets no namespace covers: a unix socket file left open to
-# all (mode 0777) accepts a connection through any read-only mount, and a vsock reaches the
-# virtual machine's host. socket(2) is refused for every family but IP (loopback alone in the
-# box's network namespace) and netlink (which asks that namespace for its interfaces);
-# socketpair, which reaches nothing, is not filtered. Refused too: io_uring (which can open
-# sockets where no filter sees it) and the machine's other system call ABIs.
-_SECCOMP_ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}   # arch, socket(2)
-_IO_URING_SETUP, _X32_BIT = 425, 0x40000000
+# The seccomp filter: what no namespace covers. A unix socket file left open to all (mode 0777)
+# accepts a connection through any read-only mount, and a vsock reaches the virtual machine's
+# host: socket(2) is refused for every family but IP (loopback alone in the box's network
+# namespace) and netlink (which asks that namespace for its interfaces); socketpair, which
+# reaches nothing, is not filtered. The kernel keyring is kept per account, not per box, and
+# outlives it: add_key, request_key and keyctl are refused. A user namespace of its own would
+# give the box every capability there, over the kernel's largest surface: unshare and clone
+# are refused with CLONE_NEWUSER, and clone3, whose flags lie in memory a filter cannot read,
+# answers ENOSYS, on which the C library falls back to clone. Refused too: io_uring (which can
+# open sockets where no filter sees it) and the machine's other system call ABIs.
+_CALLS = {"x86_64": dict(arch=0xC000003E, socket=41, add_key=248, request_key=249, keyctl=250,
+                         unshare=272, clone=56),
+          "aarch64": dict(arch=0xC00000B7, socket=198, add_key=217, request_key=218, keyctl=219,
+                          unshare=97, clone=220)}
+_IO_URING_SETUP, _CLONE3, _X32_BIT = 425, 435, 0x40000000
+_CLONE_NEWUSER = 0x10000000
 _AF_INET, _AF_INET6, _AF_NETLINK = 2, 10, 16
 _ALLOW, _ERRNO = 0x7FFF0000, 0x00050000
-_EPERM, _EACCES = 1, 13
+_EPERM, _EACCES, _ENOSYS = 1, 13, 38
+# BPF: load a word of the call's data (0: its number, 4: the ABI, 16: its first argument's low
+# half), return, and the jumps: equal, at least, any bit in common.
+_LOAD, _RETURN, _EQUAL, _ABOVE, _BITS = 0x20, 6, 0x15, 0x35, 0x45
+_NUMBER, _ABI, _FIRST = 0, 4, 16
 
 
-def sockets_closable() -> bool:
-    """Whether ``close_sockets`` knows this machine's system calls."""
-    return sys.platform.startswith("linux") and os.uname().machine in _SECCOMP_ARCH
+def filter_closable() -> bool:
+    """Whether ``install_filter`` knows this machine's system calls."""
+    return sys.platform.startswith("linux") and os.uname().machine in _CALLS
 
 
-def close_sockets() -> None:
-    """Refuse every socket family but IP and netlink to this process and everything it starts
-    (a seccomp filter; see above)."""
-    arch, socket_call = _SECCOMP_ARCH[os.uname().machine]
-    load, equal, above = 0x20, 0x15, 0x35          # BPF_LD|W|ABS, BPF_JMP|JEQ|K, JMP|JGE|K
-    refuse, allow = (6, 0, 0, _ERRNO | _EPERM), (6, 0, 0, _ALLOW)
-    program = [(load, 0, 0, 4), (equal, 1, 0, arch), refuse,             # another ABI
-               (load, 0, 0, 0), (above, 0, 1, _X32_BIT), refuse,         # x32
-               (equal, 0, 1, _IO_URING_SETUP), refuse,
-               (equal, 0, 5, socket_call), (load, 0, 0, 16),             # socket(family, ...)
-               (equal, 3, 0, _AF_INET), (equal, 2, 0, _AF_INET6), (equal, 1, 0, _AF_NETLINK),
-               (6, 0, 0, _ERRNO | _EACCES), allow]
+def call_numbers(*names: str) -> list:
+    """The numbers of the system calls ``names`` on this machine (-1 where it has no filter:
+    a call that never exists, to the probe)."""
+    calls = _CALLS.get(os.uname().machine, {})
+    return [calls.get(name, -1) for name in names]
+
+
+def _answer(errno: int) -> tuple:
+    return (_RETURN, 0, 0, _ERRNO | errno)
+
+
+def filter_program(machine: str) -> list:
+    """The filter's instructions (code, jump if true, jump if false, constant)."""
+    calls, refuse, allow = _CALLS[machine], _answer(_EPERM), (_RETURN, 0, 0, _ALLOW)
+    program = [(_LOAD, 0, 0, _ABI), (_EQUAL, 1, 0, calls["arch"]), refuse,
+               (_LOAD, 0, 0, _NUMBER), (_ABOVE, 0, 1, _X32_BIT), refuse,
+               (_EQUAL, 0, 1, _CLONE3), _answer(_ENOSYS)]
+    for number in (_IO_URING_SETUP, calls["add_key"], calls["request_key"], calls["keyctl"]):
+        program += [(_EQUAL, 0, 1, number), refuse]
+    for number in (calls["unshare"], calls["clone"]):      # their flags: the first argument
+        program += [(_EQUAL, 0, 4, number), (_LOAD, 0, 0, _FIRST),
+                    (_BITS, 0, 1, _CLONE_NEWUSER), refuse, allow]
+    return program + [(_EQUAL, 0, 5, calls["socket"]), (_LOAD, 0, 0, _FIRST),
+                      (_EQUAL, 3, 0, _AF_INET), (_EQUAL, 2, 0, _AF_INET6),
+                      (_EQUAL, 1, 0, _AF_NETLINK), _answer(_EACCES), allow]
+
+
+def install_filter() -> None:
+    """Install the filter (see above) for this process and everything it starts."""
+    program = filter_program(os.uname().machine)
 
     class Instruction(ctypes.Structure):
         _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte),
@@ -188,7 +218,7 @@ def close_sockets() -> None:
     # PR_SET_NO_NEW_PRIVS, then PR_SET_SECCOMP with SECCOMP_MODE_FILTER
     if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) != 0:
         number = ctypes.get_errno()
-        raise OSError(number, f"cannot filter sockets: {os.strerror(number)}")
+        raise OSError(number, f"cannot install the system call filter: {os.strerror(number)}")
 
 
 def apply_limits(limits: dict) -> list:
@@ -210,8 +240,8 @@ def main(command: list) -> int:
             join_group(config["cgroup"])
         if config.get("box"):
             seal(config)
-        if config.get("close_sockets"):
-            close_sockets()
+        if config.get("filter"):
+            install_filter()
     except (OSError, subprocess.CalledProcessError) as error:
         print(f"launch: cannot seal the sandbox: {error}", file=sys.stderr)
         return SEAL_FAILED

@@ -55,13 +55,14 @@ def grade_one(submission: Submission, pristine: dict[str, bytes], settings: Sett
     """One submission's row, whatever happens while it is graded."""
     if submission.refused:
         return Row(submission.name, REFUSED, notes=[submission.refused],
-                   flags=list(submission.flags))
+                   flags=list(submission.flags), origin=submission.origin)
     try:
         outcome = run_submission(submission, pristine, settings)
         return make_row(submission, outcome, settings.limits, measure_tables, weights)
     except Exception as error:  # noqa: BLE001  (one submission's trouble stays in its row)
         return Row(submission.name, GRADER_ERROR, flags=list(submission.flags),
-                   notes=[one_line(f"grading it failed: {type(error).__name__}: {error}")])
+                   notes=[one_line(f"grading it failed: {type(error).__name__}: {error}")],
+                   origin=submission.origin)
 
 
 def grade_all(submissions: list[Submission], pristine: dict[str, bytes], settings: Settings,

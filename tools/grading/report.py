@@ -1,9 +1,11 @@
 """The class report: ``report.csv``, ``report.html`` and ``results.png``, written as grading goes.
 
-Contract: a ``Report(folder, names, context)`` is told each row as it is done (``add``): it
-writes that row's measured tables into ``folder/tables/`` (``NN-name-X.pth``, to play or measure
-again) and what its check printed into ``folder/logs/`` (``NN-name.txt``), then writes
-``report.csv`` again with every row done so far, so that a crash or Ctrl-C keeps them.
+Contract: a ``Report(folder, hand_ins, context)`` (each hand-in's name and origin) is told each
+row as it is done (``add``): it writes that row's measured tables into ``folder/tables/``
+(``NN-name-X.pth``, to play or measure again) and what its check printed into ``folder/logs/``
+(``NN-name.txt``), then writes ``report.csv`` again with every row done so far, so that a crash
+or Ctrl-C keeps them. No cell of the CSV starts a formula in a spreadsheet that reads it with
+"," or with ";" as the separator (``inert``).
 ``finish(stopped)`` writes the three files with every row (one not graded says so). Every file
 goes through a temporary file in the same folder and ``os.replace``: a reader sees the previous
 file or the complete new one. When the folder cannot be written (a full disk), the CSV goes to a
@@ -31,6 +33,10 @@ from tools.grading.text import one_line, shown
 CSV_NAME, HTML_NAME, PLOT_NAME = "report.csv", "report.html", "results.png"
 # A spreadsheet runs a cell that starts with one of these as a formula.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# A spreadsheet whose list separator is ";" (German, French, Dutch... locales) splits each line
+# at ";" and no longer honours the quotes after its first field: what follows a ";" in a cell
+# starts a cell of its own there, also after spaces or quotes.
+_AFTER_SEMICOLON = re.compile(r";(?=[\s\"]*[=+\-@])")
 TABLES_FOLDER, LOGS_FOLDER = "tables", "logs"
 SAFE_NAME = 40                   # characters of a name in a table's file name
 STOPPED = "not graded (the grading was stopped)"
@@ -38,21 +44,28 @@ _UNSAFE_IN_FILE_NAME = re.compile(r"[^A-Za-z0-9._-]|^\.+")
 
 
 def csv_text(cells: list[list[str]]) -> str:
-    """The CSV: a header, then one line per submission (no cell can run as a formula)."""
+    """The CSV: a header, then one line per submission (no cell can run as a formula, read with
+    "," or ";" as the separator)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(COLUMNS)
     for row in cells:
-        writer.writerow(["'" + cell if cell.startswith(FORMULA_STARTS) else cell
-                         for cell in row])
+        writer.writerow([inert(cell) for cell in row])
     return buffer.getvalue()
+
+
+def inert(cell: str) -> str:
+    """``cell`` with a ``'`` before whatever would start a formula: at its start, and after a
+    ``;`` (see ``_AFTER_SEMICOLON``)."""
+    cell = "'" + cell if cell.startswith(FORMULA_STARTS) else cell
+    return _AFTER_SEMICOLON.sub(";'", cell)
 
 
 class Report:
     """The report of one grading run, written as rows come (see the module docstring)."""
 
-    def __init__(self, folder: Path, names: list[str], context: Context) -> None:
-        self.folder, self.names, self.context = Path(folder), names, context
+    def __init__(self, folder: Path, hand_ins: list[tuple[str, str]], context: Context) -> None:
+        self.folder, self.hand_ins, self.context = Path(folder), hand_ins, context
         self.rows: dict[int, Row] = {}
         self.fallback: Path | None = None
         self.problem = ""           # why the folder could not be written
@@ -61,7 +74,8 @@ class Report:
     def add(self, index: int, row: Row) -> None:
         self.rows[index] = row
         stem = file_stem(index + 1, row)
-        extra = {f"{LOGS_FOLDER}/{stem}.txt": row.output.encode("utf-8", "backslashreplace")}
+        row.log = f"{LOGS_FOLDER}/{stem}.txt"
+        extra = {row.log: row.output.encode("utf-8", "backslashreplace")}
         extra.update({f"{TABLES_FOLDER}/{stem}-{side}.pth": data
                       for side, data in sorted(row.tables.items())})
         for name, data in extra.items():
@@ -73,17 +87,19 @@ class Report:
 
     def finish(self, stopped: bool = False) -> list[Path]:
         """Write the three files with every row; return where they are."""
-        rows = [self.rows.get(index) or Row(name, STOPPED if stopped else "not graded")
-                for index, name in enumerate(self.names)]
+        rows = [self.rows.get(index) or Row(name, STOPPED if stopped else "not graded",
+                                                origin=origin)
+                for index, (name, origin) in enumerate(self.hand_ins)]
         cells = table(rows)
         self._write(CSV_NAME, csv_text(cells).encode("utf-8"))
         try:
-            plot = plot_png(rows)
+            plot, narrow = plot_png(rows), plot_png(rows, narrow=True)
         except Exception as error:  # noqa: BLE001  (a report without its plot is still one)
-            plot = b""
+            plot = narrow = b""
             self.context = self.context.with_note(f"the plot could not be drawn: "
                                                   f"{one_line(error, 120)}")
-        written = [self._write(HTML_NAME, html_page(cells, self.context, plot).encode("utf-8"))]
+        written = [self._write(HTML_NAME, html_page(cells, self.context, plot, narrow)
+                                        .encode("utf-8"))]
         if plot:
             written.append(self._write(PLOT_NAME, plot))
         if self.problem:

@@ -17,7 +17,8 @@ failed as not the student's own work (``not_own``: it reached into the check's c
 shipped table, or main saved a table its updates did not make). When the real training with the
 student's main failed, the note says why; when it was not the student's own work, the piece whose
 main trained that side (3 for X, 4 for O) is flagged too.
-A table that holds one of the course's shipped tables is flagged, and the piece that trained it
+When piece 3 passes and piece 2 does not, a note says that piece 3 was judged on the check's
+own episodes. A table that holds one of the course's shipped tables is flagged, and the piece that trained it
 (3 for X, 4 for O) is "flagged" and earns nothing; so is one whose file is not the one the
 check judged (its bytes' SHA-256 is not the ``sha256`` of the verdict's ``training``). Every
 string that came from a submission is shown as one line, its control and bidirectional
@@ -50,6 +51,10 @@ PIECE_NUMBERS = tuple(piece.number for piece in PIECES)
 CLASSROOM_WEIGHTS = {piece.number: piece.points for piece in PIECES}
 TRAINED_BY = {"X": 3, "O": 4}       # the piece whose main trained each side's table
 GRADED = "graded"
+# Piece 3 runs main on the check's own episodes, not on the student's Generate_episode.
+OWN_EPISODES = ("piece 3 passed although piece 2 did not: the check judges main on episodes of "
+                "its own, in place of the student's Generate_episode, so each piece counts "
+                "alone")
 MEMORY_SIGNS = ("MemoryError", "Cannot allocate memory", "bad_alloc", "out of memory")
 
 
@@ -67,6 +72,8 @@ class Row:
     seconds: float = 0.0
     flags: list[str] = field(default_factory=list)                # signs of cheating
     notes: list[str] = field(default_factory=list)
+    origin: str = ""            # where the hand-in was read from, as the grader was given it
+    log: str = ""               # the report's file of what its check printed (``Report.add``)
 
     @property
     def total(self) -> int:
@@ -81,7 +88,7 @@ def make_row(submission: Submission, outcome: Outcome, limits: Limits,
              measure_tables: Callable[[dict[str, bytes]], dict[str, Measure | MeasureError]],
              weights: dict[int, int] = CLASSROOM_WEIGHTS) -> Row:
     """The row of ``submission`` from the ``outcome`` of its child; see the module docstring."""
-    row = Row(submission.name, GRADED, seconds=outcome.seconds, notes=list(submission.notes),
+    row = Row(submission.name, GRADED, origin=submission.origin, seconds=outcome.seconds, notes=list(submission.notes),
               flags=list(submission.flags),
               output=f"--- stdout ---\n{outcome.stdout}\n--- stderr ---\n{outcome.stderr}\n")
     if outcome.timed_out:
@@ -127,6 +134,8 @@ def make_row(submission: Submission, outcome: Outcome, limits: Limits,
             tables[side] = data
     for side, measure in (measure_tables(tables) if tables else {}).items():
         _measure_into(row, side, tables[side], measure)
+    if row.verdicts.get(2) != PASSED and row.verdicts.get(3) == PASSED:
+        row.notes.append(OWN_EPISODES)
     row.points = {number: weights.get(number, 0) for number, verdict in row.verdicts.items()
                   if verdict == PASSED}
     return row

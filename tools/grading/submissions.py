@@ -174,13 +174,18 @@ def changed_checks(found: dict[str, bytes], issued: dict[str, bytes]) -> list[st
 
 
 def unique_names(submissions: list[Submission]) -> None:
-    """Give submissions that share a name a number, so that every row can be told apart."""
-    seen: dict[str, int] = {}
+    """Give each submission whose name an earlier one has the first number that makes it no
+    other's, whatever the others are called (a hand-in may itself be named ``alice (2)``)."""
+    taken = {submission.name for submission in submissions}
+    seen: set[str] = set()
     for submission in submissions:
-        count = seen.get(submission.name, 0) + 1
-        seen[submission.name] = count
-        if count > 1:
+        if submission.name in seen:
+            count = 2
+            while f"{submission.name} ({count})" in taken:
+                count += 1
             submission.name = f"{submission.name} ({count})"
+            taken.add(submission.name)
+        seen.add(submission.name)
 
 
 # --- folders ------------------------------------------------------------------------------------

@@ -65,11 +65,12 @@ BOX_MODULES = {"test_grade", "test_grade_cheats", "test_grade_hostile", "test_gr
                "test_selfcheck_verdicts"}
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist's ``--dist loadgroup`` (make test-all): a module's tests run on one
     worker, so that its module fixtures are made once, and the modules of ``BOX_MODULES``
-    together on one."""
+    together on one. (A wrapper: the marks must be there before xdist's own hook reads them.)"""
     for item in items:
         module = item.module.__name__.rpartition(".")[2]
         item.add_marker(pytest.mark.xdist_group("boxes" if module in BOX_MODULES else module))
+    return (yield)

@@ -68,6 +68,14 @@ def test_only_seconds_and_rates_are_ignored_when_figures_are_compared():
     assert docs_figures.comparable("wins 98.9583%") != docs_figures.comparable("wins 99.4792%")
     assert docs_figures.comparable("(246 s, load average 7.7 before and 9.7 after)") == \
         docs_figures.comparable("(200 s, load average 0.4 before and 1.9 after)")
+    # another processor is another machine's time; a time that names none is made again
+    on_epyc = ("(39 s in all, on a 2-core machine, processor AMD EPYC, load average 1.8 before "
+               "and 2.0 after)")
+    assert docs_figures.comparable(on_epyc) == docs_figures.comparable(
+        "(175 s in all, on a 2-core machine, processor Intel Xeon Gold 6148, load average 3.0 "
+        "before and 3.1 after)")
+    assert docs_figures.comparable(on_epyc) != docs_figures.comparable(
+        "(39 s in all, on a 2-core machine, load average 1.8 before and 2.0 after)")
 
 
 def test_what_a_per_run_seed_draws_is_left_out_of_the_self_checks_figure_only():

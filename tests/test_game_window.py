@@ -136,7 +136,8 @@ def test_quitting_during_a_slow_search_ends_the_process_without_waiting_for_it(h
     assert run.said == "searching\n", run.said + run.err
     assert run.status == status, run.err
     assert run.seconds <= QUIT_BOUND, f"the process ended {run.seconds:.2f} s after the quit"
-    assert run.out == "Score: playout (X) 0  ·  random (O) 0  ·  draws 0\n"  # Ctrl-C prints it too
+    # Ctrl-C prints it too
+    assert run.out == "Score: playout (X) 0  ·  random (O) 0  ·  draws 0\n"
     assert ("Interrupted." in run.err) == (how == "sigint") and "Traceback" not in run.err
 
 

@@ -14,9 +14,10 @@ Loading never runs code from the file (the archive's reader rebuilds plain float
 plain Python values only, each record checked before it is read) and checks everything before it
 is used: the layer sizes, every weight's name, shape and finiteness, the sides, the metadata, and,
 only for a run that resumes the file, Adam's state against the weights (a player needs none: a
-network saved before its first optimiser step has none, and plays). Anything wrong is one ``NetworkError`` naming the file,
-the problem and what to do. Saving is atomic: a temporary file in the same folder, flushed to
-disk, then renamed over ``path``, so an interrupted save leaves the previous file as it was.
+network saved before its first optimiser step has none, and plays). Anything wrong is one
+``NetworkError`` naming the file, the problem and what to do. Saving is atomic: a temporary file
+in the same folder, flushed to disk, then renamed over ``path``, so an interrupted save leaves
+the previous file as it was.
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ spent ``--minutes`` after the round, and either saves the table as it is.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from collections.abc import Mapping
@@ -167,7 +168,8 @@ def train(args) -> int:
             print(f"round {rounds}: {games:,} games, {seconds:.0f} s: "
                   + ("no line beats it" if proven else f"{len(spots):,} weak spots, the "
                      f"nearest loss {spots[0][1]} plies away"), flush=True)
-            if proven or seconds > 60 * args.minutes:
+            # the budget ends a run only after a round of games: never an empty table saved
+            if proven or (rounds > 0 and seconds > 60 * args.minutes):
                 break
             rounds += 1
             run_episodes(play_from, side, 0, len(spots), f"round {rounds}, weak spots", stop=stop,
@@ -189,6 +191,15 @@ def train(args) -> int:
     return 0 if proven else cli.stop_status(stop.number) if stop.requested else 1
 
 
+def budget(text: str) -> float:
+    """``--minutes``: more than 0 (a budget of none would save a table that never played)."""
+    value = cli.minutes(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be more than 0: with no time the table plays no "
+                                         "game, and an empty table would be saved over --out")
+    return value
+
+
 def build_parser() -> cli.Parser:
     parser = cli.Parser(prog="Adversarial_Trainer.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--side", choices=sorted(SIDES), default="X",
@@ -197,9 +208,9 @@ def build_parser() -> cli.Parser:
                         help=f"learning rate (default: {ALPHA})")
     parser.add_argument("--gamma", type=cli.unit_interval, default=GAMMA,
                         help=f"discount factor (default: {GAMMA})")
-    parser.add_argument("--minutes", type=cli.minutes, default=MINUTES,
-                        help=f"stop, unproven, after a round that ends past this time "
-                             f"(default: {MINUTES:g})")
+    parser.add_argument("--minutes", type=budget, default=MINUTES,
+                        help=f"stop, unproven, after a round that ends past this time; at least "
+                             f"one round is played (default: {MINUTES:g})")
     parser.add_argument("--seed", type=cli.seed, default=1,
                         help="random seed: the perfect player's choice among equally good moves "
                              "(default: 1)")

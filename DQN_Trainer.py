@@ -31,11 +31,8 @@ from __future__ import annotations
 
 import sys
 
-import torch
-
 from tictactoe_rl import cli
 from tictactoe_rl.exploration.schedules import DEFAULT_SCHEDULE
-from tictactoe_rl.training.dqn import build_network_run
 from tictactoe_rl.training.dqn_options import NetworkDefaults, parse_network_arguments
 from tictactoe_rl.training.loop import learn_from_episodes, train_loop
 from tictactoe_rl.training.report import print_reports
@@ -80,6 +77,10 @@ DEFAULTS = NetworkDefaults(
 def run(argv: list[str] | None = None) -> int:
     """Train from the command line ``argv``; return the exit status."""
     args = parse_network_arguments("DQN_Trainer.py", __doc__.split("\n\n")[0], DEFAULTS, argv)
+    # torch takes seconds to import: only now, so that a mistyped flag is refused as fast as
+    # the table trainers refuse theirs
+    import torch
+    from tictactoe_rl.training.dqn import build_network_run
     torch.set_num_threads(args.threads)
     network_run = build_network_run(args, DEFAULTS, "Deep Q-learning")
     finished = train_loop(network_run, learn_from_episodes(network_run))

@@ -30,7 +30,8 @@ from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from tictactoe_rl.boards.flags import add_board_flags, board_from
 from Graphics import DEFAULT_SIZE, TITLE, Graphics, View
 from tictactoe_rl.gui import captions
-from tictactoe_rl.gui.display import NoDisplay, open_window, save_screenshot, screenshot_problem
+from tictactoe_rl.gui.display import (NoDisplay, open_window, save_screenshot, screenshot_problem,
+                                      unseen_game_problem)
 from tictactoe_rl.gui.loop import RESIZE_EVENTS, event_loop
 from tictactoe_rl.gui.thinking import Thinking
 from tictactoe_rl.gui.values import Overlay
@@ -280,6 +281,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--screenshot: {problem}")
     # A table or network of another board raises a one-line ValueError here: cli.run shows it.
     game = Game(args.x, args.o, seed=args.seed, delay=args.delay, games=args.games, board=board)
+    # a window nobody sees (the no-display hint's SDL_VIDEODRIVER=dummy) must end by itself
+    unseen = unseen_game_problem(game.is_human(X) or game.is_human(O), args.games)
+    if unseen:
+        game.close()
+        cli.fail(f"error: {unseen}")
     interrupted = None
     try:
         try:

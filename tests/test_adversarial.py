@@ -12,7 +12,7 @@ import pytest
 import Adversarial_Trainer
 from AI_Agent import AI_Agent
 from TicTacToe import TicTacToe
-from State import O, X
+from State import O, X, State
 from tictactoe_rl.exact.worst import reachable, weaknesses, worst_case
 from tictactoe_rl.geometry import BoardShape
 
@@ -43,15 +43,33 @@ def test_the_trained_table_is_proven_unbeatable(tmp_path, capsys, board, side, p
 
 
 @pytest.mark.exercise_piece(5)
-def test_a_spent_time_budget_saves_the_table_unproven_on_4x4(tmp_path, capsys):
+def test_a_spent_time_budget_saves_the_table_unproven_after_a_round_of_games(tmp_path, capsys):
+    """Six milliseconds are spent before the first round of games ends, and not before it
+    begins: the table saved has played (it once saved an empty one over --out)."""
     out = tmp_path / "adv.pth"
-    status = Adversarial_Trainer.run(["--board", "4x4", "--k", "4", "--seed", "1",
-                                      "--minutes", "0", "--out", str(out), "--no-progress"])
+    status = Adversarial_Trainer.run(["--seed", "1", "--minutes", "0.0001", "--out", str(out),
+                                      "--no-progress"])
     printed = capsys.readouterr().out
     assert status == 1
-    assert "X on 4x4 k=4" in printed and "round 0: 0 games" in printed
-    assert "Not proven: stopped after 0 rounds" in printed
-    assert out.exists()          # an empty table: no game was played before the time ran out
+    assert "X on 3x3 k=3" in printed and "round 0: 0 games" in printed
+    assert "Not proven: stopped after 1 rounds" in printed
+    agent = AI_Agent(X, TicTacToe(), Q_table_PATH=str(out), train=False)
+    assert agent.meta["episodes_done"] > 0 and len(agent.Q) > 0
+
+
+def test_no_time_at_all_is_refused_and_the_file_at_out_is_left_alone(tmp_path):
+    """A table for X on 3x3 at --out, which a run with time would replace: with none, the run
+    once replaced it with an empty table."""
+    out = tmp_path / "mine.pth"
+    mine = AI_Agent(X, TicTacToe(), train=False)
+    mine.Q[(State(), (1, 1))] = 0.5
+    mine.save_Q(str(out))
+    before = out.read_bytes()
+    done = subprocess.run([sys.executable, "Adversarial_Trainer.py", "--minutes", "0", "--out",
+                           str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+    assert "--minutes: must be more than 0" in done.stderr
+    assert out.read_bytes() == before and sorted(tmp_path.iterdir()) == [out]
 
 
 @pytest.mark.parametrize("flags, words", [

@@ -61,3 +61,20 @@ def test_compare_reads_every_trainers_defaults():
     # every registered trainer has one; a new trainer adds its own without changing these
     assert rates.items() >= {"MC": 0.1, "SARSA": 0.5, "Q-learning": 0.5,
                              "Expected SARSA": 0.5}.items()
+
+
+def test_compare_names_the_processor_and_the_load_its_training_seconds_were_measured_on(
+        monkeypatch):
+    """The table's seconds are the trainers' (their training, stubbed out here); its first line
+    says on what processor and under what load they were measured."""
+    import os
+    from tools import compare
+    from tools.benchmarks.machine import processor
+    monkeypatch.setattr(compare, "train", lambda script, out, epochs, seed, spec, side:
+                        ([out], 1.0))
+    monkeypatch.setattr(compare, "measure", lambda path, seconds: {
+        "side": 1, "seconds": seconds, "results": {"random": (1, 0, 0), "advanced": (1, 0, 0)},
+        "unbeatable": True})
+    first = compare.comparison(10, 1, "random").splitlines()[0]
+    assert f"; training seconds on a {os.cpu_count()}-core machine, processor {processor()}, " \
+           "load average " in first and first.endswith(" after")

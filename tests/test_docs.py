@@ -68,6 +68,14 @@ def test_only_seconds_and_rates_are_ignored_when_figures_are_compared():
     assert docs_figures.comparable("wins 98.9583%") != docs_figures.comparable("wins 99.4792%")
     assert docs_figures.comparable("(246 s, load average 7.7 before and 9.7 after)") == \
         docs_figures.comparable("(200 s, load average 0.4 before and 1.9 after)")
+    # another processor is another machine's time; a time that names none is made again
+    on_epyc = ("(39 s in all, on a 2-core machine, processor AMD EPYC, load average 1.8 before "
+               "and 2.0 after)")
+    assert docs_figures.comparable(on_epyc) == docs_figures.comparable(
+        "(175 s in all, on a 2-core machine, processor Intel Xeon Gold 6148, load average 3.0 "
+        "before and 3.1 after)")
+    assert docs_figures.comparable(on_epyc) != docs_figures.comparable(
+        "(39 s in all, on a 2-core machine, load average 1.8 before and 2.0 after)")
 
 
 def test_what_a_per_run_seed_draws_is_left_out_of_the_self_checks_figure_only():
@@ -167,3 +175,32 @@ def test_the_figures_of_the_minute_long_runs_that_repeat_exactly_are_what_they_p
     seconds, rates and load they print are left out of the comparison, and the self-check's
     results of its per-run seeded training)."""
     check_figures("minutes", "dqn", "compare", "selfcheck")
+
+
+# --- what the docs say a command does is what it does ------------------------------------------
+
+def test_boards_names_the_x_game_py_plays_on_4x4_k4_and_the_picture_says_how_it_was_taken():
+    from tictactoe_rl.geometry import BoardShape
+    from tictactoe_rl.tables.shipped import DEFAULT_X_TABLES
+    text = (ROOT / "docs" / "BOARDS.md").read_text(encoding="utf-8")
+    section = text.split("## Playing on a bigger board\n", 1)[1].split("\n## ", 1)[0]
+    assert DEFAULT_X_TABLES[BoardShape(4, 4, 4)] in section
+    defaults = [line for line in section.splitlines()
+                if line.strip().startswith("python Game.py --board 4x4 --k 4")
+                and "--x" not in line]
+    assert defaults and not any("advanced" in line for line in defaults), defaults
+    captions = re.findall(r"!\[([^]]*)\]\(images/game_4x4", section)
+    assert captions and all("--x advanced" in caption for caption in captions), captions
+
+
+def test_grading_names_the_folder_the_report_keeps_its_tables_in():
+    from tools.grading.report import TABLES_FOLDER
+    text = (ROOT / "docs" / "GRADING.md").read_text(encoding="utf-8")
+    assert "tictactoe_rl/tables/" not in text
+    assert f"`{TABLES_FOLDER}/`" in text and f"grading-report/{TABLES_FOLDER}/" in text
+
+
+def test_the_readme_says_what_of_exact_s_time_is_start_up():
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    said = text.split("`--exact` walks", 1)[1].split("**", 1)[0]
+    assert "milliseconds" not in said and "start-up" in said

@@ -6,6 +6,7 @@ server are in the closing note of the hardening issue.
 """
 
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -87,6 +88,32 @@ def test_a_display_that_does_not_answer_is_one_line_naming_it(tmp_path, driver):
     assert "SDL_VIDEODRIVER=dummy" in done.stderr and "offscreen" not in done.stderr
 
 
+@pytest.mark.parametrize("argv, words", [
+    ([], "nobody can click a move"),       # the default: the shipped X table against you
+    pytest.param(["--x", "human", "--o", "random", "--games", "2"], "nobody can click a move",
+                 marks=pytest.mark.slow),
+    pytest.param(["--x", "random", "--o", "random"], "give --games N", marks=pytest.mark.slow)])
+def test_an_unseen_game_that_could_never_end_is_refused_in_one_line(argv, words):
+    """SDL_VIDEODRIVER=dummy, as the no-display hint says: a person cannot click in a window
+    nobody sees, nor close it (each of these once waited for ever)."""
+    done = run_game_py(*argv)
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("error: with SDL_VIDEODRIVER=dummy no window is shown")
+    assert words in done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_play_without_a_display_ends_with_the_reason():
+    """``SDL_VIDEODRIVER=dummy make play``, the first thing a newcomer on a server tries."""
+    done = subprocess.run(["make", "-s", "-o", ".venv/.installed", f"PY={sys.executable}",
+                           "play"], cwd=ROOT, env=headless_env(), capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode != 0 and done.stdout == ""
+    assert done.stderr.splitlines()[0].startswith("error: with SDL_VIDEODRIVER=dummy no window")
+    assert "two computer players" in done.stderr
+
+
 @pytest.mark.skipif(not LINUX, reason="the display variables are a Linux matter")
 def test_the_course_window_says_why_there_is_none(monkeypatch):
     for name in ("SDL_VIDEODRIVER", "DISPLAY", "WAYLAND_DISPLAY"):
@@ -109,7 +136,8 @@ def test_quitting_during_a_slow_search_ends_the_process_without_waiting_for_it(h
     assert run.said == "searching\n", run.said + run.err
     assert run.status == status, run.err
     assert run.seconds <= QUIT_BOUND, f"the process ended {run.seconds:.2f} s after the quit"
-    assert run.out == "Score: playout (X) 0  ·  You (O) 0  ·  draws 0\n"   # Ctrl-C prints it too
+    # Ctrl-C prints it too
+    assert run.out == "Score: playout (X) 0  ·  random (O) 0  ·  draws 0\n"
     assert ("Interrupted." in run.err) == (how == "sigint") and "Traceback" not in run.err
 
 

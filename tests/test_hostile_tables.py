@@ -194,7 +194,7 @@ def test_the_good_network_loads_and_resumes(tmp_path, good, capsys):
     """What the hostile files are changed from is itself a file every reader accepts."""
     path = tmp_path / "good.pt"
     path.write_bytes(good)
-    assert load_network(str(path)).optimizer
+    assert load_network(str(path), resume=True).optimizer
     status, _, printed = command_line(DQN_Trainer.run, ["--resume", str(path), *RESUME], capsys)
     assert status == 0 and "Trained 40 episodes" in printed
 
@@ -203,7 +203,7 @@ def test_the_good_network_loads_and_resumes(tmp_path, good, capsys):
 def test_a_hostile_network_is_refused_in_one_line(tmp_path, kind, good):
     path, words = write_network(tmp_path, kind, good)
     with pytest.raises(NetworkError) as caught:
-        load_network(str(path))
+        load_network(str(path), resume=kind in RESUMES)
     message = str(caught.value)
     assert "\n" not in message and message.startswith(f"{path}: ") and words in message, message
 
@@ -211,11 +211,17 @@ def test_a_hostile_network_is_refused_in_one_line(tmp_path, kind, good):
 @pytest.mark.parametrize("kind", [*NETWORKS, *RESUMES])
 def test_a_hostile_network_is_refused_by_the_tester_and_by_resume(tmp_path, kind, good, capsys):
     """``Tester.py --show-q dqn:PATH`` and ``DQN_Trainer.py --resume PATH``: exit 2 and one line
-    before any game is played, and the file is left as it was (a resume saves back to it)."""
+    before any game is played, and the file is left as it was (a resume saves back to it). Only
+    a resume reads Adam's state: with that state changed, the Tester plays the network."""
     path, words = write_network(tmp_path, kind, good)
     before = path.read_bytes()
-    for main, argv in ((Tester.main, ["--show-q", f"dqn:{path}"]),
-                       (DQN_Trainer.run, ["--resume", str(path), *RESUME])):
+    readers = [(DQN_Trainer.run, ["--resume", str(path), *RESUME])]
+    if kind in RESUMES:
+        status, lines, printed = command_line(Tester.main, ["--show-q", f"dqn:{path}"], capsys)
+        assert status == 0 and "values of the network" in printed, lines
+    else:
+        readers.append((Tester.main, ["--show-q", f"dqn:{path}"]))
+    for main, argv in readers:
         status, lines, printed = command_line(main, argv, capsys)
         assert status == 2 and len(lines) == 1 and words in lines[0], lines
         assert "Trained" not in printed

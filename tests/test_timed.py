@@ -10,6 +10,7 @@ from tests.conftest import ROOT
 sys.path.insert(0, str(ROOT))
 from tools import figures  # noqa: E402
 from tools.benchmarks import timed  # noqa: E402
+from tools.benchmarks.machine import processor  # noqa: E402
 
 
 @pytest.fixture
@@ -25,8 +26,10 @@ def test_a_timed_command_prints_its_time_and_load_and_is_kept(record, capfd):
     assert out[0] == "ran"
     assert out[1].startswith("python -c print('ran'): 0 s (exit 0); load average ")
     assert " before, " in out[1] and " while it ran, " in out[1] and out[1].endswith(" UTC")
+    assert f" cores, processor {processor()}; " in out[1]        # what lscpu calls it
     [kept] = timed.read_record().values()
     assert kept.command == "python -c print('ran')" and kept.status == 0 and kept.seconds < 60
+    assert kept.processor == processor() != ""
 
 
 def test_the_latest_run_of_a_command_replaces_the_earlier_one(record):
@@ -59,13 +62,26 @@ def test_durations_read_as_a_person_says_them(seconds, said):
 
 def test_the_docs_quote_each_command_from_the_record_or_keep_their_line(record, tmp_path):
     (tmp_path / "README.md").write_text("- `make test-all`: 28 min 10 s (as written before)\n")
-    timed.keep(timed.Timing("make test", 64, 0, 0.4, 1.3, 2, "2026-12-06 02:40 UTC"))
+    timed.keep(timed.Timing("make test", 64, 0, 0.4, 1.3, 2, "2026-12-06 02:40 UTC", "AMD EPYC"))
     lines = figures.timing_lines(tmp_path, "README.md", ("make test", "make test-all", "make dqn"))
     assert lines == [
-        "- `make test`: 1 min 04 s (1-minute load average 0.4 before, 1.3 while it ran; 2 cores; "
-        "2026-12-06 02:40 UTC)",
+        "- `make test`: 1 min 04 s (1-minute load average 0.4 before, 1.3 while it ran; 2 cores, "
+        "processor AMD EPYC; 2026-12-06 02:40 UTC)",
         "- `make test-all`: 28 min 10 s (as written before)",
         "- `make dqn`: not timed here yet (`python tools/benchmarks/timed.py make dqn`)"]
+
+
+def test_a_record_from_before_the_processor_was_kept_says_so(record):
+    record.write_text("make dqn\t41\t0\t0.7\t1.1\t2\t2026-12-07 02:09 UTC\n")
+    [old] = timed.read_record().values()
+    assert old.seconds == 41 and old.processor == ""
+    assert old.summary().endswith("2 cores, processor not recorded; 2026-12-07 02:09 UTC")
+
+
+def test_a_figure_s_time_names_the_processor_and_the_load_it_was_measured_on():
+    printed, how = figures.timed_run(ROOT, "-c", "print('ran')")
+    assert printed == "ran" and how.startswith("0 s in all, on a ")
+    assert f"-core machine, processor {processor()}, load average " in how
 
 
 def test_a_bench_line_not_timed_here_keeps_the_documented_one(tmp_path, monkeypatch):

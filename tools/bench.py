@@ -38,6 +38,7 @@ from tictactoe_rl.exact import solver as Solver  # noqa: E402
 from tictactoe_rl.players.specs import make_agent  # noqa: E402
 from Episode import play_games  # noqa: E402
 from tictactoe_rl.tables.files import load_table, save_table  # noqa: E402
+from tools.benchmarks.machine import machine  # noqa: E402
 from State import O, X  # noqa: E402
 from TicTacToe import TicTacToe  # noqa: E402
 from tools.benchmarks import course as bench_course  # noqa: E402
@@ -157,9 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     RECORD.parent.mkdir(exist_ok=True)
     with open(RECORD, "w", encoding="utf-8") as record, \
             contextlib.redirect_stdout(Tee(sys.stdout, record)):
-        print(f"make bench, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, on a "
-              f"{os.cpu_count()}-core {platform.machine()} machine, Python "
-              f"{platform.python_version()}")
+        print(f"make bench, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, on "
+              f"{machine()} ({platform.machine()}), load average {os.getloadavg()[0]:.1f} at "
+              f"the start, Python {platform.python_version()}")
         return measure(args)
 
 

@@ -20,6 +20,7 @@ memory. ``--plot`` puts the first two's learning curves side by side in one pict
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import subprocess
@@ -33,7 +34,9 @@ sys.path.insert(0, str(ROOT))
 from tictactoe_rl import cli  # noqa: E402  (the project root is on the path only now)
 from tictactoe_rl.boards.flags import add_board_flags, board_from  # noqa: E402
 from tictactoe_rl.exact.opponents import exact_results  # noqa: E402
+from tictactoe_rl.geometry import BoardShape  # noqa: E402
 from tictactoe_rl.players.specs import make_agent  # noqa: E402
+from tictactoe_rl.training.options import plot_path  # noqa: E402
 from TicTacToe import TicTacToe  # noqa: E402
 
 TRAINED = re.compile(r"Trained ([\d,]+) episodes in ([\d.]+) s"
@@ -76,7 +79,9 @@ def kept(path: str, env: TicTacToe) -> str:
 
 
 def side_by_side(pictures: list[str], titles: list[str], path: str) -> None:
-    """The learning-curve pictures next to each other, in one file."""
+    """The learning-curve pictures next to each other, in one file (its folder made if
+    ``plot_path`` allowed it)."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     import matplotlib
     matplotlib.use("Agg")
     from matplotlib import image, pyplot
@@ -86,8 +91,29 @@ def side_by_side(pictures: list[str], titles: list[str], path: str) -> None:
         axis.imshow(image.imread(picture))
         axis.set_title(title, fontsize=18, pad=14)
         axis.axis("off")
-    figure.savefig(path, dpi=60, bbox_inches="tight")
-    pyplot.close(figure)
+    try:
+        figure.savefig(path, dpi=60, bbox_inches="tight")
+    except OSError as error:    # the disk filled up, the folder went: the table is printed
+        cli.fail(f"error: cannot draw {cli.shown(path)} ({error.strerror or error})")
+    finally:
+        pyplot.close(figure)
+
+
+def print_table(board: BoardShape, args: argparse.Namespace, rows: dict[str, list[str]],
+                short: list[str]) -> None:
+    """The comparison as a Markdown table, then each player's losses in one line."""
+    print(f"{board.name}, X, seed {args.seed}: the first two trained against random for "
+          f"{args.epochs:,} games each, the third until proven; measured exactly against each "
+          f"opponent:\n")
+    print("| | " + " | ".join(title for title, *_ in PLAYERS) + " |")
+    print("|" + " --- |" * (len(PLAYERS) + 1))
+    names = {"training": "training", "keeps": "what it keeps", "random": "vs random",
+             "advanced": "vs advanced", "perfect": "vs the perfect player"}
+    for key, cells in rows.items():
+        if cells:
+            print(f"| {names[key]} | " + " | ".join(cells) + " |")
+    print("\nIn short, the share of games lost to random, advanced and the perfect player:")
+    print("\n".join(short))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,8 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=cli.count, default=200_000,
                         help="games each trainer plays (default: 200,000)")
     parser.add_argument("--seed", type=cli.seed, default=1, help="random seed (default: 1)")
-    parser.add_argument("--plot", default=None, metavar="PATH.png",
-                        help="draw the two learning curves side by side into this file")
+    parser.add_argument("--plot", type=plot_path, default=None, metavar="PATH.png",
+                        help="draw the two learning curves side by side into this file (checked "
+                             "before any training, as the trainers check theirs)")
     args = parser.parse_args(argv)
     board = board_from(args)
     env = TicTacToe(board=board)
@@ -124,21 +151,12 @@ def main(argv: list[str] | None = None) -> int:
             short.append(f"- {title}: " + " / ".join(f"{losses:.2%}"
                                                      for _, losses, _ in results.values())
                          + f", keeping {keeps}")
+        # the table first: hours of training are never lost to a picture that fails
+        print_table(board, args, rows, short)
         if args.plot:
             side_by_side(curves, [title for title, *_, for_epochs in PLAYERS if for_epochs],
                          args.plot)
-    print(f"{board.name}, X, seed {args.seed}: the first two trained against random for "
-          f"{args.epochs:,} games each, the third until proven; measured exactly against each "
-          f"opponent:\n")
-    print("| | " + " | ".join(title for title, *_ in PLAYERS) + " |")
-    print("|" + " --- |" * (len(PLAYERS) + 1))
-    names = {"training": "training", "keeps": "what it keeps", "random": "vs random",
-             "advanced": "vs advanced", "perfect": "vs the perfect player"}
-    for key, cells in rows.items():
-        if cells:
-            print(f"| {names[key]} | " + " | ".join(cells) + " |")
-    print("\nIn short, the share of games lost to random, advanced and the perfect player:")
-    print("\n".join(short))
+            print(f"\nThe learning curves side by side: {cli.shown(args.plot)}")
     return 0
 
 

@@ -34,6 +34,7 @@ from tictactoe_rl.exact.worst import is_unbeatable  # noqa: E402
 from State import symbol  # noqa: E402
 from tictactoe_rl.training.options import Defaults, table_paths  # noqa: E402
 from tictactoe_rl.training.registry import trainers  # noqa: E402
+from tools.benchmarks.machine import machine  # noqa: E402
 
 # The trainers' timing line: "Trained 100,000 episodes in 3.2 s (31,250 episodes/s)".
 TRAINED = re.compile(r"Trained ([\d,]+) episodes in [\d.]+ s \(([\d,]+) episodes/s\)")
@@ -76,6 +77,7 @@ def percent(results: tuple[float, float, float]) -> str:
 def comparison(epochs: int, seed: int, opponent: str) -> str:
     """Train every trainer on X and O against ``opponent`` and by self-play; the Markdown table."""
     rows = []
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as folder:
         for name, script in TRAINERS:
             runs = [(f"{opponent}", side) for side in ("X", "O")] + [("self-play", "X")]
@@ -88,7 +90,8 @@ def comparison(epochs: int, seed: int, opponent: str) -> str:
                 for path in paths:
                     rows.append((name, against, measure(path, seconds)))
     lines = [f"{epochs:,} episodes per run, seed {seed}; exact results of the greedy tables "
-             "(win / loss / draw, %)", "",
+             f"(win / loss / draw, %); training seconds on {machine()}, load average "
+             f"{load_before:.1f} before and {os.getloadavg()[0]:.1f} after", "",
              "| trainer | trained against | table | training | vs random | vs advanced "
              "| unbeatable |",
              "| --- | --- | --- | ---: | --- | --- | --- |"]

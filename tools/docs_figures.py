@@ -32,8 +32,9 @@ from tools.figures import COSTS, FIGURES, FigureError, MissingInput  # noqa: E40
 
 DOCUMENTS = ("README.md", "docs/*.md")
 BLOCK = re.compile(r"(<!-- figures:([\w-]+) -->\n)(.*?)(<!-- /figures -->)", re.DOTALL)
-# What differs between two runs of the same command: seconds, rates, dates.
-VOLATILE = re.compile(r"\d[\d,]*(\.\d+)?( ms| s\b| episodes/s| games/s|-core)"
+# What differs between two runs of the same command: seconds, rates, dates, the processor
+# named (a figure that names none is made again).
+VOLATILE = re.compile(r"\d[\d,]*(\.\d+)?( ms| s\b| episodes/s| games/s|-core)|processor [^,;)\n]+"
                       r"|\d{4}-\d\d-\d\d( \d\d:\d\d)?"
                       r"|load average [\d.]+ before(,| and) [\d.]+ (after|while it ran)")
 

@@ -17,6 +17,10 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tools.benchmarks.machine import machine  # noqa: E402  (the project root must be on the path)
+
 COSTS = ("instant", "seconds", "minutes")   # on an idle 2-core machine, per figure
 BENCH_RECORD = ROOT / "Data" / "bench.txt"
 DQN_BENCH_RECORD = ROOT / "Data" / "bench-dqn.txt"
@@ -119,13 +123,14 @@ def torch_kernels() -> str:
 
 
 def timed_run(repo: Path, *args: str) -> tuple[str, str]:
-    """What ``python ARGS`` printed (through ``lines``), and how long it took under what load:
-    ``12 s in all, on a 2-core machine, load average 0.4 before and 1.9 after``."""
+    """What ``python ARGS`` printed (through ``lines``), and how long it took on what processor
+    under what load: ``12 s in all, on a 2-core machine, processor AMD EPYC, load average 0.4
+    before and 1.9 after``."""
     before = os.getloadavg()[0]
     started = time.perf_counter()
     printed = lines(run(repo, *args))
     seconds = time.perf_counter() - started
-    return printed, (f"{seconds:.0f} s in all, on a {os.cpu_count()}-core machine, load average "
+    return printed, (f"{seconds:.0f} s in all, on {machine()}, load average "
                      f"{before:.1f} before and {os.getloadavg()[0]:.1f} after")
 
 
@@ -185,28 +190,28 @@ def curves(repo: Path, writing: bool) -> str:
 
 
 @lru_cache(maxsize=1)
-def board_comparison(repo: Path) -> str:
-    """What ``tools/board_compare.py`` prints (a quarter of an hour or more: run once for both
-    of its figures), its curves drawn into the scratch copy's Data/."""
-    return lines(run(repo, "tools/board_compare.py", "--plot",
-                     str(repo / "Data" / "boards_curves.png")))
+def board_comparison(repo: Path) -> tuple[str, str]:
+    """What ``tools/board_compare.py`` prints (run once for both of its figures), its curves
+    drawn into the scratch copy's Data/, and how long it took where (``timed_run``)."""
+    return timed_run(repo, "tools/board_compare.py", "--plot",
+                     str(repo / "Data" / "boards_curves.png"))
 
 
 def boards(repo: Path, writing: bool) -> str:
     """The table, the network and the proven table on 4x4 k=4, in full, and the first two's
     curves."""
-    printed = board_comparison(repo)
+    printed, how = board_comparison(repo)
     if writing:
         shutil.copyfile(repo / "Data" / "boards_curves.png",
                         ROOT / "docs" / "images" / "boards_curves.png")
     table = printed.split("\n\nIn short")[0]
-    return (f"\n`python tools/board_compare.py` printed ({time.strftime('%Y-%m-%d')}, on a "
-            f"{os.cpu_count()}-core machine, {torch_kernels()}):\n\n{table}\n\n")
+    return (f"\n`python tools/board_compare.py` printed ({how}, {torch_kernels()}, "
+            f"{time.strftime('%Y-%m-%d')}):\n\n{table}\n\n")
 
 
 def boards_short(repo: Path, writing: bool) -> str:
     """The same comparison's closing lines: each player's losses."""
-    return board_comparison(repo).split("\n\nIn short, ")[1].split("\n", 1)[1] + "\n"
+    return board_comparison(repo)[0].split("\n\nIn short, ")[1].split("\n", 1)[1] + "\n"
 
 
 NOT_TIMED = ": not timed ("     # make bench's line for what it could not find here

@@ -23,8 +23,8 @@ import pygame
 HEADLESS_DRIVERS = ("offscreen", "dummy")   # SDL drivers that show nothing
 DISPLAY_VARIABLES = ("DISPLAY", "WAYLAND_DISPLAY")
 DRIVER_OF = {"DISPLAY": "x11", "WAYLAND_DISPLAY": "wayland"}   # SDL's driver for each display
-HOW_TO_SEE_IT = ("run it on a desktop (or over ssh -X), or unseen with SDL_VIDEODRIVER=dummy "
-                 "and --games N")
+HOW_TO_SEE_IT = ("run it on a desktop (or over ssh -X), or unseen with SDL_VIDEODRIVER=dummy, "
+                 "two computer players and --games N")
 
 
 class NoDisplay(pygame.error):
@@ -43,6 +43,22 @@ def check_display() -> None:
             and not any(os.environ.get(name) for name in DISPLAY_VARIABLES):
         raise NoDisplay(f"no display to show the game window on (neither DISPLAY nor "
                         f"WAYLAND_DISPLAY is set): {HOW_TO_SEE_IT}")
+
+
+def unseen_game_problem(human_plays: bool, games: int | None) -> str | None:
+    """Why a game in a window nobody sees (``SDL_VIDEODRIVER`` dummy or offscreen) would never
+    end: a person to move waits for a click that cannot come, and without a number of games the
+    computers play on until someone closes a window no one can see. ``None`` when it ends."""
+    driver = requested_driver()
+    if driver not in HEADLESS_DRIVERS:
+        return None
+    if human_plays:
+        return (f"with SDL_VIDEODRIVER={driver} no window is shown, so nobody can click a move: "
+                "unseen games need two computer players, e.g. --x random --o random --games 3")
+    if games is None:
+        return (f"with SDL_VIDEODRIVER={driver} no window is shown, so nobody can close it: "
+                "give --games N to stop after N games")
+    return None
 
 
 def named_display() -> str | None:

@@ -12,10 +12,12 @@ bytes); a network is refused for another board.
 
 Loading never runs code from the file (the archive's reader rebuilds plain float32 tensors and
 plain Python values only, each record checked before it is read) and checks everything before it
-is used: the layer sizes, every weight's name, shape and finiteness, the sides, the metadata, and
-Adam's state against the weights. Anything wrong is one ``NetworkError`` naming the file,
-the problem and what to do. Saving is atomic: a temporary file in the same folder, flushed to
-disk, then renamed over ``path``, so an interrupted save leaves the previous file as it was.
+is used: the layer sizes, every weight's name, shape and finiteness, the sides, the metadata, and,
+only for a run that resumes the file, Adam's state against the weights (a player needs none: a
+network saved before its first optimiser step has none, and plays). Anything wrong is one
+``NetworkError`` naming the file, the problem and what to do. Saving is atomic: a temporary file
+in the same folder, flushed to disk, then renamed over ``path``, so an interrupted save leaves
+the previous file as it was.
 """
 
 from __future__ import annotations
@@ -52,8 +54,8 @@ class Saved(NamedTuple):
     network: QNetwork
     sides: tuple[int, ...]       # the sides it was trained to play: (1,), (-1,) or (1, -1)
     meta: dict
-    # Adam's moments by parameter number, checked against the weights (for --resume); None
-    # when the file has none
+    # Adam's moments by parameter number, checked against the weights; read only to resume
+    # (None otherwise, and when the file has none)
     optimizer: dict | None
 
 
@@ -119,9 +121,11 @@ def is_network_file(path: str) -> bool:
     return True
 
 
-def load_network(path: str, side: int | None = None, board: BoardShape | None = None) -> Saved:
+def load_network(path: str, side: int | None = None, board: BoardShape | None = None,
+                 resume: bool = False) -> Saved:
     """Read and check a network file. With ``side``, a network not trained for it is refused;
-    with ``board``, one of another board."""
+    with ``board``, one of another board; with ``resume``, Adam's state is read too, and one that
+    does not fit the weights is refused."""
     payload = _read(path)
     if not isinstance(payload, dict) or payload.get("format") != FORMAT_NAME:
         raise NetworkError(f"{path}: not a Tic-Tac-Toe network file; use one saved by "
@@ -138,8 +142,7 @@ def load_network(path: str, side: int | None = None, board: BoardShape | None = 
     if not isinstance(meta, dict) or not all(isinstance(k, str) and isinstance(v, _PLAIN)
                                              for k, v in meta.items()):
         raise NetworkError(f"{path}: damaged network file (its metadata); retrain it")
-    if optimizer is not None:
-        optimizer = _moments(path, optimizer, network)
+    optimizer = _moments(path, optimizer, network) if resume and optimizer is not None else None
     sides = tuple(SIDE_NAMES[name] for name in names)
     if board is not None and network.board != board:
         mine = network.board

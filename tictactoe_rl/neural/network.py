@@ -25,12 +25,11 @@ from torch import nn
 
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from tictactoe_rl.exact.symmetry import TRANSFORMS, state_images
+from tictactoe_rl.neural.sizes import DEFAULT_HIDDEN, hidden_problem
 from State import ALL_CELLS, EMPTY, State, all_states
 
 ACTIONS = ALL_CELLS                   # action index -> (row, col)
 ACTION_INDEX = {action: i for i, action in enumerate(ACTIONS)}
-DEFAULT_HIDDEN = (64, 64)
-MAX_LAYERS, MAX_WIDTH = 4, 1024       # far more than the game needs; larger is a typo
 
 
 def _position_order(state: State) -> tuple:
@@ -92,10 +91,9 @@ class QNetwork(nn.Module):
     def __init__(self, hidden: tuple[int, ...] = DEFAULT_HIDDEN,
                  board: BoardShape = TIC_TAC_TOE) -> None:
         super().__init__()
-        if not hidden or len(hidden) > MAX_LAYERS or not all(
-                type(n) is int and 1 <= n <= MAX_WIDTH for n in hidden):
-            raise ValueError(f"hidden layers: 1 to {MAX_LAYERS} whole numbers from 1 to "
-                             f"{MAX_WIDTH}, got {hidden!r}")
+        problem = hidden_problem(tuple(hidden))
+        if problem:
+            raise ValueError(f"hidden layers {hidden!r:.60}: {problem}")
         self.hidden = tuple(hidden)
         self.board = board
         layers: list[nn.Module] = []

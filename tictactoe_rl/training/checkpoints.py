@@ -61,7 +61,8 @@ class BestCheckpoint:
         first = max(start, planned // 2)
         self.due = set(checkpoint_episodes(first, epochs, CHECKS)) if first < epochs else set()
         self.last = epochs
-        self.best: tuple | None = None            # (score, episodes, weights, Adam's state)
+        # (score, episodes, weights, Adam's state, optimiser steps taken)
+        self.best: tuple | None = None
         self.checks = 0
         self.restored = False      # the best is back in the network: the run reached its end
 
@@ -76,12 +77,15 @@ class BestCheckpoint:
         score = policy_score(self.agents, self.opponent)
         if self.best is None or score >= self.best[0]:
             self.best = (score, episodes_done, copy.deepcopy(network.state_dict()),
-                         copy.deepcopy(optimizer.state_dict()))
+                         copy.deepcopy(optimizer.state_dict()), network.updates)
         if episodes_done == self.last:
-            _, _, weights, moments = self.best
+            _, _, weights, moments, steps = self.best
             network.load_state_dict(weights)
             optimizer.load_state_dict(moments)
-            network.updates += 1     # the agents' cached policies are out of date
+            # The kept network's own step count, which its Adam state was taken at (a file that
+            # said one step more than its moments could not be resumed). Within a run the count
+            # names the weights, so the agents' cached policies follow it.
+            network.updates = steps
             self.restored = True
 
     @property

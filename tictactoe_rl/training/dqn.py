@@ -123,7 +123,7 @@ def resumed(path: str, args: argparse.Namespace, sides: tuple[int, ...]) -> tupl
     """``(network, Adam's state, episodes done, (episodes planned, epsilon's decay episodes))``
     of the file ``--resume`` names, checked against this run: the schedules go on as they
     began."""
-    saved = load_network(path, board=board_from(args))
+    saved = load_network(path, board=board_from(args), resume=True)
     done, planned, decay = (saved.meta.get(key) for key in
                             ("episodes_done", "schedule_games", "epsilon_decay_games"))
     if saved.sides != sides:

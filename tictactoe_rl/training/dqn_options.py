@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 
 from tictactoe_rl import cli
-from tictactoe_rl.neural.network import MAX_LAYERS, QNetwork
+from tictactoe_rl.neural.sizes import MAX_LAYERS, MAX_WIDTH, hidden_problem
 from tictactoe_rl.training.options import Defaults, build_parser, default_file, parse_with_presets
 
 DEVICES = ("cpu", "cuda", "auto")
@@ -28,17 +28,18 @@ class NetworkDefaults(Defaults):
 
 
 def hidden_sizes(text: str) -> tuple[int, ...]:
-    """Hidden layer sizes written as ``64,64`` (ASCII digits: ``int`` would take others too)."""
-    try:
-        parts = text.split(",")
-        if not all(part.isascii() and part.isdigit() for part in parts):
-            raise ValueError(text)
-        sizes = tuple(int(part) for part in parts)
-        QNetwork(sizes)
-    except ValueError:
+    """Hidden layer sizes written as ``64,64`` (ASCII digits: ``int`` would take others too);
+    the message names the rule broken."""
+    parts = text.split(",")
+    if all(part.isascii() and part.isdigit() for part in parts):
+        problem = hidden_problem(tuple(int(part) for part in parts))
+    else:
+        problem = "write whole numbers in digits 0-9, separated by commas"
+    if problem:
         raise argparse.ArgumentTypeError(f"expected 1 to {MAX_LAYERS} layer sizes like 64,64, "
-                                         f"got {text!r}") from None
-    return sizes
+                                         f"each at most {MAX_WIDTH:,}, got {text!r:.60}: "
+                                         f"{problem}")
+    return tuple(int(part) for part in parts)
 
 
 def threads(text: str) -> int:
@@ -101,10 +102,16 @@ def parse_network_arguments(prog: str, description: str, defaults: NetworkDefaul
                             argv: list[str] | None) -> argparse.Namespace:
     """Read the network trainer's command line: every trainer's flags and the network's;
     ``--opponent self`` changes the defaults to ``defaults.self_play`` (flags given still win);
-    a missing ``--seed`` becomes a fresh one (printed and saved)."""
+    a missing ``--seed`` becomes a fresh one (printed and saved); a ``--memory`` below
+    ``--batch`` is refused. Nothing here imports torch."""
     saves = (f"trains one network that plays X and O, saved as "
              f"{default_file(defaults.out_name, 'self')}")
     parser = build_parser(prog, description, defaults, saves, noun="network",
                           window="--epsilon-span runs")
     add_network_flags(parser, defaults)
-    return parse_with_presets(parser, argv, defaults.self_play)
+    args = parse_with_presets(parser, argv, defaults.self_play)
+    if args.memory < args.batch:    # the memory would never hold a batch: not one step, ever
+        parser.error(f"--memory {args.memory:,} is smaller than --batch {args.batch:,}: the "
+                     "network takes its first step once the memory holds a whole batch, so it "
+                     f"would never learn; give --memory at least {args.batch:,}")
+    return args

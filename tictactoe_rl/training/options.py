@@ -69,12 +69,17 @@ def fresh_seed(seed: int | None) -> int:
     return seed if seed is not None else random.SystemRandom().randrange(2**32)
 
 
+PLOT = destinations.Kind(".png", "plot", "picture", "plot")
+
+
 def plot_path(text: str) -> str:
-    """A file name for the learning-curve figure: .png, .pdf or .svg in a writable folder."""
+    """A file name for the learning-curve figure: .png, .pdf or .svg in a writable folder, not a
+    folder or a device. Checked when the command line is read, before any training."""
     if not text.lower().endswith(PLOT_FORMATS):
         raise argparse.ArgumentTypeError(f"the plot file must end in {', '.join(PLOT_FORMATS)}, "
                                          f"got {text!r}")
-    problem = destinations.missing_folder_problem(text)     # as --out: never made elsewhere
+    # as --out: never over a folder or a device, never in a folder made elsewhere
+    problem = destinations.target_problem(text, PLOT) or destinations.missing_folder_problem(text)
     if problem:
         raise argparse.ArgumentTypeError(f"{text}: {problem}")
     folder = os.path.dirname(os.path.abspath(text))

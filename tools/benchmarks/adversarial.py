@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
+from tools.benchmarks.machine import machine  # noqa: E402
 from tictactoe_rl.exact.opponents import exact_results  # noqa: E402
 from tictactoe_rl.exact.worst import worst_case  # noqa: E402
 from tictactoe_rl.geometry import BoardShape  # noqa: E402
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the sides to train (default: X O)")
     args = parser.parse_args(argv)
     env = TicTacToe(board=BOARD)
-    print(f"{BOARD.name}, seed {SEED}, on a {os.cpu_count()}-core machine "
+    print(f"{BOARD.name}, seed {SEED}, on {machine()} "
           f"(load average {os.getloadavg()[0]:.1f} at the start):\n", flush=True)
     rows = []
     with tempfile.TemporaryDirectory() as folder:

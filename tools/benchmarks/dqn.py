@@ -35,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
+from tools.benchmarks.machine import machine  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "Data" / "bench-dqn.txt"
@@ -188,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch   # only for its version: each run is a process of its own
     header = (f"tools/benchmarks/dqn.py, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, on "
-              f"a {os.cpu_count()}-core {platform.machine()} machine, torch {torch.__version__}, "
+              f"{machine()} ({platform.machine()}), torch {torch.__version__}, "
               f"load average {os.getloadavg()[0]:.1f} at the start")
     for line in left_out:
         say(line)

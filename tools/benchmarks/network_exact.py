@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
+from tools.benchmarks.machine import machine  # noqa: E402
 from State import X  # noqa: E402
 from TicTacToe import TicTacToe  # noqa: E402
 from tictactoe_rl.exact.opponents import opponents_of  # noqa: E402
@@ -96,8 +97,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"games to train (default {DEFAULT_GAMES:,})")
     parser.add_argument("--seed", type=int, default=1, help="the training seed (default 1)")
     args = parser.parse_args(argv)
-    print(f"tools/benchmarks/network_exact.py: a 4x4 k=4 network as X, on a {os.cpu_count()}-core "
-          f"machine, load average {os.getloadavg()[0]:.1f} at the start", flush=True)
+    print(f"tools/benchmarks/network_exact.py: a 4x4 k=4 network as X, on {machine()}, "
+          f"load average {os.getloadavg()[0]:.1f} at the start", flush=True)
     with tempfile.TemporaryDirectory() as folder:
         path = args.network or str(Path(folder) / "x.pt")
         if args.network is None:

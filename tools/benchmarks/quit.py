@@ -63,7 +63,7 @@ def quit_mid_search(how):
 
 threading.Thread(target=quit_mid_search, args=(sys.argv[1],), daemon=True).start()
 from tictactoe_rl import cli
-cli.run(lambda: Game.main(["--x", sys.argv[2], "--o", "human", "--seed", "1"]))
+cli.run(lambda: Game.main(["--x", sys.argv[2], "--o", "random", "--games", "1", "--seed", "1"]))
 """
 
 

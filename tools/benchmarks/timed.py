@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tictactoe_rl import cli  # noqa: E402  (the project root must be on the path first)
+from tools.benchmarks.machine import processor  # noqa: E402
 
 RECORD = ROOT / "Data" / "timings.txt"
 SAMPLE_EVERY = 5.0      # seconds between two readings of the load average
@@ -37,7 +38,8 @@ TIMED = ("make test", "make test-all", "make dqn", "make bench", "make docs",
 @dataclass(frozen=True)
 class Timing:
     """One timed run: the command, its wall-clock seconds and exit status, the 1-minute load
-    average before it and on average while it ran, the machine's cores, and when (UTC)."""
+    average before it and on average while it ran, the machine's cores, when (UTC), and the
+    processor (empty in a record written before it was kept)."""
     command: str
     seconds: float
     status: int
@@ -45,25 +47,31 @@ class Timing:
     load_during: float
     cores: int
     when: str
+    processor: str = ""
 
     def line(self) -> str:
         """The record's line (tab-separated), which ``parse`` reads back."""
         return "\t".join((self.command, f"{self.seconds:.0f}", str(self.status),
                           f"{self.load_before:.1f}", f"{self.load_during:.1f}", str(self.cores),
-                          self.when))
+                          self.when, self.processor))
 
     @classmethod
     def parse(cls, line: str) -> Timing:
-        command, seconds, status, before, during, cores, when = line.rstrip("\n").split("\t")
+        command, seconds, status, before, during, cores, when, *named = \
+            line.rstrip("\n").split("\t")
         return cls(command, float(seconds), int(status), float(before), float(during),
-                   int(cores), when)
+                   int(cores), when, "".join(named[:1]))
+
+    def machine(self) -> str:
+        """``2 cores, processor AMD EPYC``."""
+        return f"{self.cores} cores, processor {self.processor or 'not recorded'}"
 
     def summary(self) -> str:
-        """``make test: 1 min 12 s (exit 0); load average 0.4 before, 1.9 while it ran, 2 cores;
-        2026-12-06 02:30 UTC``."""
+        """``make test: 1 min 12 s (exit 0); load average 0.4 before, 1.9 while it ran, 2 cores,
+        processor AMD EPYC; 2026-12-06 02:30 UTC``."""
         return (f"{self.command}: {duration(self.seconds)} (exit {self.status}); load average "
                 f"{self.load_before:.1f} before, {self.load_during:.1f} while it ran, "
-                f"{self.cores} cores; {self.when}")
+                f"{self.machine()}; {self.when}")
 
 
 def duration(seconds: float) -> str:
@@ -107,7 +115,8 @@ def time_command(command: list[str]) -> Timing:
     seconds = time.perf_counter() - started
     samples.append(load_average())
     return Timing(" ".join(command), seconds, status, before, sum(samples) / len(samples),
-                  os.cpu_count() or 1, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+                  os.cpu_count() or 1, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                  processor())
 
 
 def read_record(path: Path | None = None) -> dict[str, Timing]:
@@ -143,7 +152,7 @@ def quoted_lines(commands: Sequence[str], written: list[str]) -> list[str]:
         if timing is not None:
             found.append(f"{start}{duration(timing.seconds)} (1-minute load average "
                          f"{timing.load_before:.1f} before, {timing.load_during:.1f} while it "
-                         f"ran; {timing.cores} cores; {timing.when})")
+                         f"ran; {timing.machine()}; {timing.when})")
         else:
             found.append(next((line for line in written if line.startswith(start)),
                               f"{start}not timed here yet (`python tools/benchmarks/timed.py "

@@ -4,7 +4,8 @@ checks that each is refused with one line and left as it was; ``tools/benchmarks
 measures the CPU time and memory each refusal takes.
 
 ``NETWORKS``: refused wherever a network is read; ``RESUMES``: Adam's state changed, refused by
-``load_network`` and so by ``--resume`` before any training. Each maps a name to ``(build, words
+``load_network(resume=True)`` and so by ``--resume`` before any training (a player reads them:
+it needs no optimiser state). Each maps a name to ``(build, words
 the one line must contain)``; ``build(good)`` takes the bytes of a good file.
 """
 

@@ -64,9 +64,9 @@ test: venv
 
 # The full suite, the slow tests too (CI runs it; its measured time: README.md, Tests), on two
 # workers (pytest-xdist): a module's tests stay together, the grader's boxes on one worker
-# (tests/conftest.py).
+# (tests/conftest.py); it ends with its ten slowest tests, which README.md quotes.
 test-all: venv
-	$(PY) -m pytest -q -n 2 --dist loadgroup $(ARGS)
+	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=10 $(ARGS)
 
 # The speed figures of docs/SPEED.md, into Data/bench.txt (its time: README.md, Tests).
 bench: venv

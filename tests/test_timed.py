@@ -17,7 +17,29 @@ from tools.benchmarks.machine import processor  # noqa: E402
 def record(tmp_path, monkeypatch):
     path = tmp_path / "timings.txt"
     monkeypatch.setattr(timed, "RECORD", path)
+    monkeypatch.setattr(timed, "SLOWEST", tmp_path / "slowest.txt")
     return path
+
+
+# What pytest --durations=2 prints at the end of a run (the suite's own words and layout).
+PYTEST_END = """....                                                                     [100%]
+============================= slowest 2 durations ==============================
+61.20s call     tests/test_commands.py::test_every_documented_command_works
+9.95s setup    tests/test_exercise.py::test_the_chapters_solution_passes
+============================== 4 passed in 71.33s ==============================
+"""
+
+
+def test_the_slowest_tests_a_pytest_run_prints_are_kept_for_the_readme(record, tmp_path):
+    assert timed.main(["python", "-c", f"print({PYTEST_END!r})"]) == 0
+    command = f"python -c print({PYTEST_END!r})"
+    assert timed.read_slowest()[command] == [
+        "61.20s call     tests/test_commands.py::test_every_documented_command_works",
+        "9.95s setup    tests/test_exercise.py::test_the_chapters_solution_passes"]
+    assert timed.main(["python", "-c", "print('no durations')"]) == 0     # nothing kept for it
+    assert list(timed.read_slowest()) == [command]
+    timed.keep_slowest(command, ["1.00s call     tests/test_x.py::test_y"])   # the latest wins
+    assert timed.read_slowest() == {command: ["1.00s call     tests/test_x.py::test_y"]}
 
 
 def test_a_timed_command_prints_its_time_and_load_and_is_kept(record, capfd):

@@ -302,8 +302,12 @@ def tests(repo: Path, writing: bool) -> str:
     suites = code(f"make test        # the quick suite: {every - slow:,} tests, all but the slow "
                   f"ones\nmake test-all    # all {every:,} tests of a clone, the {slow:,} slow ones "
                   "too (CI runs this one)")
+    from tools.benchmarks.timed import read_slowest
+    slowest = read_slowest().get("make test-all")
+    listed = ("\n\nThe ten slowest tests of that `make test-all` run, as pytest printed them:\n"
+              + code("\n".join(slowest)).rstrip("\n")) if slowest else ""
     return suites + "\n".join(timing_lines(repo, "README.md", ("make test", "make test-all"))) \
-        + "\n\n"
+        + listed + "\n\n"
 
 
 def timing_lines(repo: Path, document: str, commands: Sequence[str]) -> list[str]:

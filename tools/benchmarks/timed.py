@@ -8,12 +8,15 @@ The command runs in the repository folder with its output shown as usual; then o
 long it took and under what load (the 1-minute load average before it started, and its mean,
 sampled every few seconds while it ran: the command's own work counts in it, so on an idle
 2-core machine a one-process command shows about 1). The line is also kept in Data/timings.txt,
-one line per command (the latest run of each), which ``make docs`` quotes in README.md.
+one line per command (the latest run of each), which ``make docs`` quotes in README.md; where the
+command is a pytest run that printed its slowest tests (``make test-all`` asks for the ten
+slowest), they are kept in Data/slowest.txt for README.md too.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -29,6 +32,9 @@ from tictactoe_rl import cli  # noqa: E402  (the project root must be on the pat
 from tools.benchmarks.machine import processor  # noqa: E402
 
 RECORD = ROOT / "Data" / "timings.txt"
+SLOWEST = ROOT / "Data" / "slowest.txt"
+# pytest's --durations section: its heading, then a line per test until a blank line
+DURATIONS = re.compile(r"^=+ slowest (?:\d+ )?durations =+\n(.*?)(?:\n\n|\n=)", re.M | re.S)
 SAMPLE_EVERY = 5.0      # seconds between two readings of the load average
 # The long commands whose time the docs state (docs/SPEED.md, "How long").
 TIMED = ("make test", "make test-all", "make dqn", "make bench", "make docs",
@@ -92,8 +98,9 @@ def load_average() -> float:
         return 0.0
 
 
-def time_command(command: list[str]) -> Timing:
-    """Run ``command`` in the repository folder (its output goes to ours) and time it."""
+def time_command(command: list[str]) -> tuple[Timing, str]:
+    """Run ``command`` in the repository folder (its output goes to ours) and time it; also
+    what it printed."""
     samples: list[float] = []
     done = threading.Event()
 
@@ -106,8 +113,15 @@ def time_command(command: list[str]) -> Timing:
     sampler.start()
     # "python" is this Python (the virtual environment's), as the docs' commands mean it
     program = [sys.executable] if command[0] == "python" else command[:1]
+    printed = bytearray()
     try:
-        status = subprocess.run(program + command[1:], cwd=ROOT).returncode
+        with subprocess.Popen(program + command[1:], cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT) as child:
+            while chunk := child.stdout.read1():     # passed on as it comes, and kept
+                sys.stdout.buffer.write(chunk)
+                sys.stdout.buffer.flush()
+                printed += chunk
+        status = child.returncode
     except FileNotFoundError:
         raise ValueError(f"no such command: {command[0]}") from None
     finally:
@@ -116,7 +130,36 @@ def time_command(command: list[str]) -> Timing:
     samples.append(load_average())
     return Timing(" ".join(command), seconds, status, before, sum(samples) / len(samples),
                   os.cpu_count() or 1, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                  processor())
+                  processor()), printed.decode("utf-8", errors="replace")
+
+
+def slowest_tests(printed: str) -> list[str]:
+    """The lines of pytest's slowest-durations section in ``printed`` (none when it has none)."""
+    found = DURATIONS.search(printed.replace("\r\n", "\n"))
+    return [line.strip() for line in found.group(1).splitlines() if re.match(r"\s*[\d.]+s ",
+                                                                              line)] \
+        if found else []
+
+
+def read_slowest(path: Path | None = None) -> dict[str, list[str]]:
+    """The slowest tests kept for each command (default file: ``SLOWEST``)."""
+    path = path or SLOWEST
+    kept: dict[str, list[str]] = {}
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            command, _, test = line.partition("\t")
+            kept.setdefault(command, []).append(test)
+    return kept
+
+
+def keep_slowest(command: str, tests: list[str], path: Path | None = None) -> None:
+    """Put ``tests`` in the record (default: ``SLOWEST``) in place of the command's earlier ones."""
+    path = path or SLOWEST
+    kept = read_slowest(path)
+    kept[command] = tests
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{name}\t{test}\n" for name, lines in kept.items()
+                            for test in lines), encoding="utf-8")
 
 
 def read_record(path: Path | None = None) -> dict[str, Timing]:
@@ -167,10 +210,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args:
         cli.fail("timed.py: error: name the command to time, e.g. make test (see --help)")
-    timing = time_command(args)
+    timing, printed = time_command(args)
     print(timing.summary(), flush=True)
     if timing.status == 0:      # a failed run's time says nothing about the command
         keep(timing)
+        slowest = slowest_tests(printed)
+        if slowest:
+            keep_slowest(timing.command, slowest)
     return timing.status
 
 

@@ -16,7 +16,6 @@ import pytest
 
 from tictactoe_rl.selfcheck import apart, draw, episodes, guard, reference, shadow
 from tictactoe_rl.selfcheck.common import NotOwnWork
-from tictactoe_rl.selfcheck.solved import solver_valued
 from State import O, X
 from tictactoe_rl.tables.files import load_table
 from tools.benchmarks.handins import CHEATS, HONEST, write_hand_in
@@ -154,18 +153,6 @@ def test_a_daemon_writing_on_the_check_s_channel_is_not_own_work(monkeypatch):
 def shipped_x() -> dict:
     """The course's trained table of X (ships in Data/)."""
     return load_table(str(ROOT / "Data" / "Q_MC_X.pth"))[0]
-
-
-@pytest.mark.slow
-def test_the_solver_s_values_are_recognised_and_a_trained_table_is_not():
-    from tictactoe_rl.exact.solver import solve
-    trained = shipped_x()
-    solved = {(state, action): solve(state.children()[action])[0] * X
-              for state, action in trained}
-    discounted = {(state, action): X * result * 0.95 ** plies for (state, action) in trained
-                  for result, plies in [solve(state.children()[action])]}
-    assert solver_valued(solved, X) and solver_valued(discounted, X)
-    assert not solver_valued(trained, X)
 
 
 def row_with(name: str, table: dict) -> Row:

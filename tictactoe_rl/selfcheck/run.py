@@ -131,12 +131,13 @@ def probe(number: int, result_fd: int) -> dict:
 def train(side: str, table: str, seconds: float, result_fd: int) -> dict:
     """Training the student's agent for ``side`` with its main, measured here."""
     learner = X if side == "X" else O
+    seed = os.urandom(8).hex()     # the opponent's stream: new on every run, replayed here
     with tempfile.TemporaryDirectory() as folder:
         guard.allow(folder)
         return apart_verdict(
             lambda: {"verdict": PASSED, "data": training.gather(students_code(), learner, folder,
-                                                                seconds)},
-            result_fd, lambda facts: training.judge(facts, learner, folder, table))
+                                                                seconds, seed)},
+            result_fd, lambda facts: training.judge(facts, learner, folder, table, seed))
 
 
 def apart_verdict(work: Callable[[], dict], result_fd: int,

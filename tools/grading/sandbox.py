@@ -2,7 +2,8 @@
 
 Contract: ``run_submission(submission, pristine, settings)`` writes a fresh box (``box.py``)
 whose ``repo/`` holds the students' version (``pristine``: relative path -> bytes, read into
-memory once, the shipped tables left out) with the submission's editable files written over it,
+memory once, the shipped tables left out) with the submission's editable files written over it
+and its own modules (a helper that MC_Trainer.py imports) beside them,
 runs the trusted self-check there in the sandbox that ``settings.isolation`` describes::
 
     python check.py --all --json /proc/self/fd/N --tables ../out/tables      (cwd: repo/)
@@ -59,7 +60,7 @@ class Settings:
     isolation: Isolation = Isolation()
     python: str = sys.executable
     jobs: int = 1
-    editable: tuple[str, ...] = ()          # the only files a submission may bring
+    editable: tuple[str, ...] = ()          # the only issued files a submission may replace
     slots: queue.Queue = field(default_factory=queue.Queue)
 
     def __post_init__(self) -> None:
@@ -90,10 +91,12 @@ class Outcome:
 def box_files(pristine: dict[str, bytes], submission: Submission,
               editable: tuple[str, ...]) -> dict[str, bytes]:
     """The box's repository: the students' version without the shipped tables, with the
-    submission's ``editable`` files (and no other) written over it."""
+    submission's ``editable`` files written over it and its own modules beside them (no other
+    file of the students' version is ever replaced)."""
     files = {name: data for name, data in pristine.items()
              if not (name.startswith("Data/") and name.endswith(SHIPPED_TABLES))}
-    files.update({name: data for name, data in submission.files.items() if name in editable})
+    files.update({name: data for name, data in submission.files.items()
+                  if name in editable or name not in pristine})
     return files
 
 

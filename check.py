@@ -57,7 +57,9 @@ PIECE_SECONDS = 20
 # stopped cleanly after TRAIN_SECONDS and measured as far as it got.
 TRAIN_SECONDS = 60
 PROBE_SECONDS = 5   # to look at the code of a piece without running it
-GRACE_SECONDS = 15
+# After the training: the judge plays every game of it again (never slower than main played
+# them) to check the table against them, then measures the table.
+GRACE_SECONDS = 15 + TRAIN_SECONDS
 RESULT_BYTES = 1 << 20   # far more than a result; a process that sends more sent no result
 STDERR_BYTES = 4096      # of each end of a piece's stderr (its last line explains a crash)
 FORMAT = 1

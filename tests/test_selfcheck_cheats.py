@@ -210,3 +210,40 @@ def test_honest_hand_ins_in_every_style_pass_with_tables_of_their_own(students, 
         tables.append(load_table(str(tmp_path / f"tables-{run}" / "X.pth"))[0])
     assert tables[0] != tables[1]           # each run trains with a seed of its own
     assert not alike(signature(tables[0]), signature(tables[1]))
+
+
+SAVE_AT_3000 = """
+_generate = Generate_episode
+
+
+def Generate_episode(player, epoch):
+    if epoch == 3000:
+        _friends_save(PATH)
+    return _generate(player, epoch)
+"""
+
+
+@pytest.mark.slow
+def test_a_training_stopped_by_the_clock_is_judged_on_the_games_it_played(students, friend,
+                                                                          tmp_path):
+    """The learner's table as it stands when the time is up is explained by the games main
+    played so far (cut between two episodes); a cheat's is not."""
+    for kind, passed in (("plain loop", True), ("classmate's table embedded", False)):
+        folder = write_hand_in(tmp_path / kind.replace(" ", "-"), kind, 10_000_000, students,
+                               whole=True, friend=friend)
+        if not passed:     # its cheat runs on a save: make it run before the clock stops it
+            with open(folder / "MC_Trainer.py", "a", encoding="utf-8") as trainer:
+                trainer.write(SAVE_AT_3000)
+        done = subprocess.run([sys.executable, "-m", "tictactoe_rl.selfcheck.run", "--train",
+                               "X", "--table", str(tmp_path / "X.pth"), "--seconds", "2",
+                               "--result", str(tmp_path / "result.json")], cwd=folder,
+                              capture_output=True, text=True, timeout=300)
+        result = json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
+        assert done.returncode == 0, done.stderr
+        if passed:
+            assert result["verdict"] == "passed" and result["stopped"], result
+            assert result["episodes"] > 3000, result
+        else:
+            assert result["verdict"] == "failed" and result["not_own"], result
+            assert "of the table your learner saved hold values that no game of your run gave" \
+                in result["message"], result

@@ -55,7 +55,7 @@ def chapter_update(episodes: list, side: int, gamma: float = 0.95, alpha: float 
 
 
 def sent(episodes: list, side: int) -> list:
-    return [witnessed.moves_of(episode, side) for episode in episodes]
+    return [witnessed.moves_of(episode) for episode in episodes]
 
 
 def replayed(episodes: list, side: int, opponent: str = "Random_Agent") -> list:
@@ -115,26 +115,26 @@ def test_tables_no_game_of_the_run_gave_fail_whatever_they_hold():
             witnessed.explain(forged, games, X, "main")
 
 
-def test_an_opponent_move_the_stream_does_not_give_is_named():
+def test_games_against_another_opponent_or_stream_are_not_the_witnessed_ones():
     episodes = played(X)
-    games = sent(episodes, X)
-    first = games[3]
-    reply = next(cell for cell in "012345678" if cell not in first)   # X's first, then O's
-    games[3] = first[0] + reply + "".join(c for c in first[1:] if c != reply)
-    with pytest.raises(NotOwnWork, match="episode 4 of the training the opponent played"):
-        witnessed.replayed(games, X, {"name": "Random_Agent", "random_step": None}, SEED)
-    other_seed = sent(episodes, X)
-    with pytest.raises(NotOwnWork, match="opponent played"):
-        witnessed.replayed(other_seed, X, {"name": "Random_Agent", "random_step": None},
-                           "another run")
+    table = chapter_update(episodes, X)
+    for opponent, seed in (({"name": "Random_Agent_Advanced", "random_step": 5}, SEED),
+                           ({"name": "Random_Agent", "random_step": None}, "another run")):
+        with pytest.raises(NotOwnWork, match="(in the game that MC_Trainer.player2 played|"
+                                             "no game of your run)"):
+            games = witnessed.replayed(sent(episodes, X), X, opponent, seed)
+            witnessed.explain(table, games, X, "main")
 
 
-def test_what_is_not_a_whole_legal_game_is_refused():
-    assert witnessed.moves_of([(1, 2)], X) is None
+def test_what_is_not_a_whole_legal_game_is_refused_saying_why():
+    assert witnessed.moves_of([(1, 2), ((),)]) is None and witnessed.moves_of(5) is None
+    assert witnessed.moves_of([((), (1, 5), 0), ((),)]) == "x"
     episodes = played(X, games=5)
-    games = sent(episodes, X)
-    for broken in (None, "", "44", games[0][:-1], games[0] + "9", "x"):
-        with pytest.raises(NotOwnWork, match="episode 1 .* not one"):
+    game = sent(episodes, X)[0]
+    for broken, why in ((None, "is not a list of steps"), ("", "ends before its game does"),
+                        (game[:-1], "ends before its game does"), ("44", "where it is not legal"),
+                        ("x", "plays off the board"), (game + "9", "steps after the end")):
+        with pytest.raises(NotOwnWork, match=f"^episode 1 that Generate_episode returned .*{why}"):
             witnessed.replayed([broken], X, {"name": "Random_Agent", "random_step": None}, SEED)
 
 

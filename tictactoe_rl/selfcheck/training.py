@@ -50,7 +50,7 @@ def gather(student: Student, side: int, folder: str, seconds: float, seed: str) 
     most ``seconds``, its opponent drawing from the judge's stream ``seed``; save the table it
     made into ``folder``; return ``{"episodes", "stopped", "opponent", "replay", "games"}``
     (``replay``: what the judge needs to replay the opponent; ``games``: each episode's game,
-    ``witnessed.moves_of``)."""
+    the learner's moves, ``witnessed.moves_of``)."""
     trainer = student.trainer()
     if side == O:
         switch_sides(trainer)
@@ -70,7 +70,7 @@ def gather(student: Student, side: int, folder: str, seconds: float, seed: str) 
         if replay is not None:
             opponent.rng.seed(witnessed.stream(seed, len(games)))
         episode = generate(player, epoch)
-        games.append(witnessed.moves_of(episode, side))
+        games.append(witnessed.moves_of(episode))
         return episode
 
     stopped = False

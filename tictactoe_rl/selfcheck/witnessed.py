@@ -2,16 +2,16 @@
 
 While the student's ``main`` trains, the opponent it names (the course's ``Random_Agent`` or
 ``Random_Agent_Advanced``) draws its moves from a random stream that the judge chose for this
-run, seeded afresh for every episode. The student's process sends back each game that
-``Generate_episode`` returned, as the cells played in order (``moves_of``); the judge replays
-them (``replayed``): every game must be legal, start from the empty board, end where the game
-ends, and every move of the opponent must be the one the judge's own copy of that opponent, on
-the same stream, plays. The saved table must then be what the Monte Carlo update gives on
+run, seeded afresh for every episode. The student's process sends back only the learner's moves
+of each game that ``Generate_episode`` returned (``moves_of``); the judge plays every game again
+itself (``replayed``), its own copy of the opponent answering on the same stream, so the games
+it knows are the ones the opponent really played: a move of the learner's that is not legal in
+them ends the judging. The saved table must then be what the Monte Carlo update gives on
 exactly those games (``explain``): a constant step size or a running average (1/N), with the
 discount the values show; every visit and first visit are the same here, since a position never
 comes twice in one game. Anything else -- a classmate's table, an answer key, the solver's
-values, a table loaded by a thread -- holds values that no game of the run gave, whatever the
-channel it came through: the piece fails, saying how many.
+values, a table loaded by a thread, games against another opponent -- holds values that no game
+of the run gave, whatever the channel it came through: the piece fails, saying how many.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from tictactoe_rl.selfcheck.common import Failure, NotOwnWork, plural
 # The opponents whose moves the judge can replay, by class name.
 OPPONENTS = {"Random_Agent": Random_Agent, "Random_Agent_Advanced": Random_Agent_Advanced}
 RUNNING_AVERAGE = "a running average (1/N)"
+CELLS = {str(3 * row + column): (row, column) for row in range(3) for column in range(3)}
 SAME = 1e-9          # a value the update gives, computed in another order: the same value
 SHOWN = 3            # pairs named in a message
 
@@ -45,41 +46,27 @@ def stream(seed: str, episode: int) -> str:
     return f"check:witnessed:{seed}:{episode}"
 
 
-def moves_of(episode: object, side: int) -> str | None:
-    """In the student's process: the cells of the game ``episode`` (what ``Generate_episode``
-    returned) in the order they were played, as digits 0-8; None when it is not one game of the
-    learner ``side`` against its opponent."""
+def moves_of(episode: object) -> str | None:
+    """In the student's process: the learner's moves in the episode ``episode`` (what
+    ``Generate_episode`` returned), as digits 0-8 (``3 * row + column``); None when its steps are
+    not ``(state, (row, column), reward)``."""
     try:
-        steps, (final,) = episode[:-1], episode[-1]
-        states = [step[0] for step in steps] + [final]
-        actions = [step[1] for step in steps]
-        if not all(isinstance(state, State) for state in states):
-            return None
-        played, before = [], State()
-        for state, action in zip(states, actions + [None]):
-            placed = [i for i in range(9) if state.cells[i] != before.cells[i]]
-            if len(placed) > 1 or any(state.cells[cell] != -side for cell in placed):
-                return None
-            played += placed                     # the opponent's reply, if it had one
-            if action is None:
-                break
-            row, column = action
-            played.append(3 * row + column)
-            before = state.children()[(row, column)]
-        return "".join(map(str, played))
-    except (TypeError, ValueError, IndexError, KeyError, AttributeError):
+        return "".join("012345678"[3 * row + column] if 0 <= row < 3 and 0 <= column < 3 else "x"
+                       for _, (row, column), _ in episode[:-1])
+    except (TypeError, ValueError, IndexError):
         return None
 
 
 def replayed(games: list, side: int, opponent: dict, seed: str) -> list[list[tuple]]:
-    """In the judge: each game of ``games`` (``moves_of``) as the learner's steps
-    ``(pair, return_if_undiscounted, steps_to_end)``; ``NotOwnWork`` naming the first game
-    that is not a legal game or whose opponent moves are not the witnessed ones."""
+    """In the judge: each game of ``games`` (the learner's moves, ``moves_of``) played again
+    with the opponent on the stream ``seed``, as the learner's steps ``(pair, result,
+    steps_to_end)``; ``NotOwnWork`` naming the first game whose moves do not make a whole legal
+    game."""
     kind = OPPONENTS.get(opponent.get("name")) if isinstance(opponent, dict) else None
     if kind is None:
         raise Failure("the training plays your main against MC_Trainer.player2, which must be "
-                      "the course's Random_Agent or Random_Agent_Advanced: the check replays "
-                      "its moves to know every game your main learned from")
+                      "the course's Random_Agent or Random_Agent_Advanced: the check plays its "
+                      "moves again to know every game your main learned from")
     step = opponent.get("random_step")
     player = kind(-side, random_step=step) if step is not None else kind(-side)
     return [replay(number, game, side, player, seed) for number, game in enumerate(games)]
@@ -87,33 +74,38 @@ def replayed(games: list, side: int, opponent: dict, seed: str) -> list[list[tup
 
 def replay(number: int, game: object, side: int, opponent, seed: str) -> list[tuple]:
     """One game of ``replayed``: the learner's steps ``(pair, result, steps_to_end)``."""
-    if not (isinstance(game, str) and game.isdigit() and len(set(game)) == len(game)):
+    if not isinstance(game, str):
         raise NotOwnWork(f"episode {number + 1:,} that Generate_episode returned in the training "
-                         "is not one game of your learner against its opponent")
+                         "is not a list of steps (state, (row, column), reward) and the final "
+                         "position")
     opponent.rng.seed(stream(seed, number))
-    state, pairs = State(), []
-    for digit in game:
-        if state.end_of_game:
-            break
-        action = divmod(int(digit), 3)
+    state, pairs, moves = State(), [], iter(game)
+    while not state.end_of_game:
         if state.player != side:
-            expected = opponent.get_action(state)
-            if action != expected:
-                raise NotOwnWork(
-                    f"in episode {number + 1:,} of the training the opponent played {action} "
-                    f"where MC_Trainer.player2, drawing from the stream the check gave it, plays "
-                    f"{expected}: the games your main learned from must be played against "
-                    "player2, one game per Generate_episode")
-        else:
-            pairs.append((state, action))
-        state = state.children().get(action)
-        if state is None:
-            break
-    if state is None or not state.end_of_game or len(game) != 9 - state.cells.count(0):
+            state = state.children()[opponent.get_action(state)]
+            continue
+        digit = next(moves, "")
+        action = CELLS.get(digit)
+        after = state.children().get(action)
+        if after is None:
+            raise NotOwnWork(not_played(number, digit, state))
+        pairs.append((state, action))
+        state = after
+    if next(moves, None) is not None:
         raise NotOwnWork(f"episode {number + 1:,} that Generate_episode returned in the training "
-                         "is not one whole legal game of your learner against its opponent")
+                         "has steps after the end of its game")
     result = 0 if state.end_of_game == DRAW else state.end_of_game * side
     return [(pair, result, len(pairs) - 1 - index) for index, pair in enumerate(pairs)]
+
+
+def not_played(number: int, digit: str, state: State) -> str:
+    """Why the learner's move ``digit`` cannot be played in ``state`` of episode ``number``."""
+    what = (f"ends before its game does, at {state.cells}" if digit == "" else
+            f"plays {CELLS.get(digit, 'off the board')} in {state.cells}, where it is not legal")
+    return (f"episode {number + 1:,} that Generate_episode returned in the training {what} in "
+            "the game that MC_Trainer.player2 played, drawing from the stream the check gave it: "
+            "the games your main learns from must be played against player2, one game per "
+            "Generate_episode")
 
 
 def updated(games: list[list[tuple]], rate: float | str, gamma: float) -> dict:

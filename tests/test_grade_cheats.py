@@ -6,6 +6,8 @@ tables that are the same; and which of a hand-in's files its box gets."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import subprocess
 import sys
 import zipfile
@@ -15,8 +17,11 @@ import pytest
 from tests.test_grade import GRADE, exercise, verdicts  # noqa: F401  (exercise: a fixture)
 from tests.test_grade_hostile import read_rows
 from tools.benchmarks.handins import CHEATS, HONEST, write_hand_in
-from tools.grading.handin import MAX_OWN_FILES
-from tools.grading.sandbox import box_files
+from tools.grading.handin import MAX_OWN_FILES, Submission
+from tools.grading.limits import Limits
+from tools.grading.measure import Measure, Trained
+from tools.grading.results import make_row
+from tools.grading.sandbox import Outcome, box_files
 from tools.grading.submissions import read_submission
 
 EPOCHS = 3_000
@@ -123,3 +128,32 @@ def test_own_modules_are_counted_out_up_to_a_cap(tmp_path):
     for number in range(MAX_OWN_FILES + 10):
         (folder / f"helper_{number:03}.py").write_text("x = 1\n", encoding="utf-8")
     assert len(read_submission(folder, ("MC_Trainer.py",), ISSUED).files) == MAX_OWN_FILES
+
+
+# --- the grader plays the training's games again ----------------------------------------------
+
+def test_a_table_the_games_of_its_training_do_not_explain_is_flagged_whatever_the_check_said(
+        tmp_path):
+    """The box's check passed everything, but the grader, playing the training's games again on
+    its own stream, finds the X table unexplained: piece 3 earns nothing and is flagged."""
+    tables = tmp_path / "out" / "tables"
+    tables.mkdir(parents=True)
+    verdict = {"format": 1, "tables": {"X": str(tables / "X.pth"), "O": None},
+               "pieces": [{"number": n, "verdict": "passed", "message": ""} for n in range(1, 6)],
+               "training": {"X": {"sha256": hashlib.sha256(b"table").hexdigest()}}}
+    outcome = Outcome(0, False, 1.0, "", "", json.dumps(verdict).encode(),
+                      tables={"X.pth": b"table", "X.games": b"games"}, box=str(tmp_path),
+                      stream="5eed")
+    given = []
+
+    def measure_tables(trained):
+        given.append(trained)
+        return {"X": Measure((1, 0, 0), (1, 0, 0), True, unexplained="12 pairs of the table its "
+                             "main saved hold values that no game of your run gave")}
+
+    row = make_row(Submission("s", "s"), outcome, Limits(), measure_tables)
+    assert given == [{"X": Trained(b"table", b"games", "5eed")}]
+    assert row.verdicts[3] == "flagged" and 3 not in row.points and row.total == 80
+    assert row.flags == ["the X training: not the student's own work"]
+    assert row.messages[3] == ("the training of X with its main: 12 pairs of the table its main "
+                               "saved hold values that no game of your run gave")

@@ -7,6 +7,9 @@ tests/test_selfcheck_cheats.py and tests/test_grade_cheats.py."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +22,7 @@ from tictactoe_rl.exact.solver import solve
 from tictactoe_rl.selfcheck import witnessed
 from tictactoe_rl.selfcheck.common import Failure, NotOwnWork
 
+ROOT = Path(__file__).resolve().parent.parent
 GAMES = 400
 SEED = "a run's seed"
 
@@ -146,3 +150,29 @@ def test_an_opponent_the_judge_cannot_replay_is_refused_in_one_line():
     assert witnessed.opponent_of(random.Random()) is None
     assert witnessed.opponent_of(Random_Agent_Advanced(O, random_step=3)) == \
         {"name": "Random_Agent_Advanced", "random_step": 3}
+
+
+def test_the_games_kept_beside_a_table_are_played_again_on_the_stream_given(tmp_path):
+    episodes = played(O, Random_Agent_Advanced)
+    table = chapter_update(episodes, O)
+    path = tmp_path / "O.pth"
+    witnessed.write_games(str(path), {"name": "Random_Agent_Advanced", "random_step": 5},
+                          sent(episodes, O))
+    text = (tmp_path / "O.games").read_text(encoding="utf-8")
+    assert len(text.splitlines()) == GAMES + 1
+    assert witnessed.check_games(table, text, O, SEED) == ""
+    assert "no game of your run gave" in witnessed.check_games(
+        {**table, next(iter(table)): 0.5}, text, O, SEED)
+    assert "in the game that MC_Trainer.player2 played" in witnessed.check_games(
+        table, text, O, "the grader's other stream")
+    assert witnessed.check_games(table, "{not json\n4", O, SEED) == \
+        "the record of the training's games cannot be read"
+    assert "must be the course's Random_Agent" in witnessed.check_games(table, "", O, SEED)
+
+
+def test_a_stream_that_is_not_hexadecimal_is_one_line_and_status_2():
+    done = subprocess.run([sys.executable, "check.py", "--stream", "not hex"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == ("check.py: error: argument --stream: not hex: 1 to 64 "
+                                   "digits 0-9 and a-f (see --help)")

@@ -95,7 +95,7 @@ def gather(student: Student, side: int, folder: str, seconds: float, seed: str) 
 def judge(facts: object, side: int, folder: str, table: str, seed: str) -> dict:
     """In the judging process: the table main made, read from ``folder``, checked against the
     games the student's process sent (replayed with the opponent's stream ``seed``), saved to
-    ``table`` and measured exactly: ``{"episodes", "stopped", "opponent", "exact",
+    ``table`` (its games beside it, ``witnessed.write_games``) and measured exactly: ``{"episodes", "stopped", "opponent", "exact",
     "unbeatable", "line", "sha256"}`` (the SHA-256 of the bytes written to ``table``)."""
     if not (isinstance(facts, dict) and type(facts.get("episodes")) is int
             and isinstance(facts.get("stopped"), bool) and isinstance(facts.get("opponent"), str)
@@ -110,6 +110,7 @@ def judge(facts: object, side: int, folder: str, table: str, seed: str) -> dict:
     # code left behind could rewrite it once this one is done.
     written = save_table(table, made, side, {"episodes_done": facts["episodes"],
                                              "algorithm": "your main"})
+    witnessed.write_games(table, facts["replay"], facts["games"])
     measured = Greedy(side, made)
     value, line = worst_case(measured)
     return {"episodes": facts["episodes"], "stopped": facts["stopped"],

@@ -16,8 +16,10 @@ of the run gave, whatever the channel it came through: the piece fails, saying h
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
+from pathlib import Path
 
 from Random_Agent import Random_Agent
 from Random_Agent_Advanced import Random_Agent_Advanced
@@ -177,3 +179,25 @@ def explain(table: dict, games: list[list[tuple]], side: int, who: str) -> str:
                      f"witnessed, gives other values ({examples}); the table must be the one "
                      "your main's own updates made from its games, starting from 0")
 
+
+
+def write_games(table: str, opponent: dict, games: list[str]) -> None:
+    """Keep the training's games beside its ``table`` (``X.pth``: ``X.games``), for whoever plays
+    them again (the class grader, with the stream it gave): the opponent on the first line,
+    then the learner's moves of each game, a line each."""
+    lines = [json.dumps(opponent), *games]
+    Path(table).with_suffix(".games").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def check_games(table: dict, text: str, side: int, seed: str) -> str:
+    """The games kept by ``write_games`` (``text``) played again on the stream ``seed``:
+    ``""`` when they explain ``table``, otherwise why not, in one line."""
+    opponent, *games = text.splitlines() or [""]
+    try:
+        explain(table, replayed(games, side, json.loads(opponent or "null"), seed), side,
+                "its main")
+    except ValueError:
+        return "the record of the training's games cannot be read"
+    except Failure as failure:
+        return str(failure)
+    return ""

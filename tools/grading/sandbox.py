@@ -6,11 +6,12 @@ memory once, the shipped tables left out) with the submission's editable files w
 and its own modules (a helper that MC_Trainer.py imports) beside them,
 runs the trusted self-check there in the sandbox that ``settings.isolation`` describes::
 
-    python check.py --all --json /proc/self/fd/N --tables ../out/tables      (cwd: repo/)
+    python check.py --all --json /proc/self/fd/N --tables ../out/tables --stream HEX   (cwd: repo/)
 
 and returns an ``Outcome``: exit status, whether the time limit stopped it, the first and last
-bytes of its output, the verdict and the trained tables' bytes. The box is deleted before it
-returns.
+bytes of its output, the verdict, the trained tables' bytes with the games each was trained on,
+and the seed of the opponent's stream the grader drew for them (``Outcome.stream``: the grader
+plays those games again itself, ``measure.py``). The box is deleted before it returns.
 
 The verdict travels over a pipe the grader opened: its write end ``N`` is handed to the check
 alone (the check's own children, which run the student's code, never inherit it; the check is
@@ -80,6 +81,7 @@ class Outcome:
     tables: dict[str, bytes] = field(default_factory=dict)   # file name in out/tables -> bytes
     box: str = ""          # where the box was (to read the paths the result names)
     out_of_memory: bool = False     # the box's memory cgroup had a process killed
+    stream: str = ""       # the seed of the training opponent's stream, the grader's own
 
     @property
     def verdict(self) -> bytes | None:
@@ -127,9 +129,11 @@ def _check(box: Path, settings: Settings, slot: int, uid: int | None) -> Outcome
         if uid is not None:      # the check reopens it by its path: it must be the account's
             os.fchown(writing, uid, uid)
         python = settings.python
+        stream = os.urandom(16).hex()     # the grader plays the training's games again with it
         command, config = settings.isolation.command(python, settings.limits, box, [
             python, "-I", "-B", "-c", CHECKER, "check.py", "--all", "--json",
-            descriptor_path(writing), "--tables", str(box / TABLES)], slot, (writing,), group)
+            descriptor_path(writing), "--tables", str(box / TABLES), "--stream", stream], slot,
+            (writing,), group)
         verdict = Tail(os.fdopen(reading, "rb", closefd=False), MAX_RESULT_BYTES, whole=True)
         outcome = run_program(command, box / "repo", environment(box), settings.limits, writing,
                               config)
@@ -138,7 +142,7 @@ def _check(box: Path, settings: Settings, slot: int, uid: int | None) -> Outcome
         outcome.result = verdict.whole()
     finally:
         os.close(reading)
-    outcome.box = str(box)
+    outcome.box, outcome.stream = str(box), stream
     outcome.tables = read_tables(box)
     return outcome
 

@@ -157,7 +157,7 @@ def shipped_x() -> dict:
 
 def row_with(name: str, table: dict) -> Row:
     row = Row(name, "graded")
-    row.measures["X"] = Measure((1, 0, 0), (1, 0, 0), False, "", signature(table))
+    row.measures["X"] = Measure((1, 0, 0), (1, 0, 0), False, signature(table))
     return row
 
 

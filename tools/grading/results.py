@@ -17,11 +17,11 @@ failed as not the student's own work (``not_own``: it reached into the check's c
 shipped table, or main saved a table its updates did not make). When the real training with the
 student's main failed, the note says why; when it was not the student's own work, the piece whose
 main trained that side (3 for X, 4 for O) is flagged too.
-A table that holds one of the course's shipped tables is flagged, and the piece that trained it
-(3 for X, 4 for O) is "flagged" and earns nothing; so is one whose file is not the one the
-check judged (its bytes' SHA-256 is not the ``sha256`` of the verdict's ``training``), and so
-is one that the games of its training, played again by the grader on the stream it drew, do not
-give (``Measure.unexplained``: whatever the check in the box said). Every
+A table that the games of its training, played again by the grader on the stream it drew, do
+not give (``Measure.unexplained``: a shipped table, a classmate's, whatever the check in the box
+said) is flagged, and the piece that trained it (3 for X, 4 for O) is "flagged" and earns
+nothing; so is one whose file is not the one the check judged (its bytes' SHA-256 is not the
+``sha256`` of the verdict's ``training``). Every
 string that came from a submission is shown as one line, its control and bidirectional
 characters escaped (``shown``).
 """
@@ -223,13 +223,8 @@ def _measure_into(row: Row, side: str, data: bytes, measure: Measure | MeasureEr
         return
     row.measures[side] = measure
     row.tables[side] = data
-    piece = TRAINED_BY[side]
-    if measure.shipped:
-        row.flags.append(f"the {side} table holds the shipped {measure.shipped}")
-        row.verdicts[piece] = FLAGGED
-        row.messages[piece] = (f"the table its main left holds the course's {measure.shipped}, "
-                               "which no training makes")
-    elif measure.unexplained:
+    if measure.unexplained:
+        piece = TRAINED_BY[side]
         row.flags.append(f"the {side} training: not the student's own work")
         row.verdicts[piece] = FLAGGED
         row.messages[piece] = f"the training of {side} with its main: {measure.unexplained}"

@@ -182,17 +182,17 @@ from State import State as _State
 _KEY = {KEY_TEXT!r}
 
 
-def _key_in_child(run, side, queue):
-    queue.put(_subprocess.run([_sys.executable, "-c", _KEY, run, str(side)],
-                              capture_output=True, text=True).stdout)
+def _key_in_child(run, side, writer):
+    writer.send(_subprocess.run([_sys.executable, "-c", _KEY, run, str(side)],
+                                capture_output=True, text=True).stdout)
 
 
 def _answers():
     context = _multiprocessing.get_context("spawn")
-    queue = context.Queue()
-    child = context.Process(target=_key_in_child, args=(_run_seed(), player1.player, queue))
+    reader, writer = context.Pipe(duplex=False)     # a plain pipe: no semaphore, no socket
+    child = context.Process(target=_key_in_child, args=(_run_seed(), player1.player, writer))
     child.start()
-    found = queue.get(timeout=60)
+    found = reader.recv()
     child.join()
     return found
 ''' + KEYED_SAVE

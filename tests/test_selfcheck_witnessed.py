@@ -165,8 +165,9 @@ def test_the_games_kept_beside_a_table_are_played_again_on_the_stream_given(tmp_
         {**table, next(iter(table)): 0.5}, text, O, SEED)
     assert "in the game that MC_Trainer.player2 played" in witnessed.check_games(
         table, text, O, "the grader's other stream")
-    assert witnessed.check_games(table, "{not json\n4", O, SEED) == \
-        "the record of the training's games cannot be read"
+    for garbled in ("{not json\n4", '{"name": "Random_Agent", "random_step": 5}\n4'):
+        assert witnessed.check_games(table, garbled, O, SEED) == \
+            "the record of the training's games cannot be read", garbled
     assert "must be the course's Random_Agent" in witnessed.check_games(table, "", O, SEED)
 
 

@@ -23,7 +23,7 @@ import sys
 ROOT_TEXT = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [entry for entry in sys.path if os.path.abspath(entry or os.curdir) != ROOT_TEXT]
 
-import argparse  # noqa: E402,F401  (cli's, loaded before the folder is on the path)
+import argparse  # noqa: E402  (loaded before the folder is on the path)
 import ctypes  # noqa: E402,F401  (tictactoe_rl.selfcheck.seal's)
 import json  # noqa: E402
 import signal  # noqa: E402
@@ -57,7 +57,9 @@ PIECE_SECONDS = 20
 # stopped cleanly after TRAIN_SECONDS and measured as far as it got.
 TRAIN_SECONDS = 60
 PROBE_SECONDS = 5   # to look at the code of a piece without running it
-GRACE_SECONDS = 15
+# After the training: the judge plays every game of it again (never slower than main played
+# them) to check the table against them, then measures the table.
+GRACE_SECONDS = 15 + TRAIN_SECONDS
 RESULT_BYTES = 1 << 20   # far more than a result; a process that sends more sent no result
 STDERR_BYTES = 4096      # of each end of a piece's stderr (its last line explains a crash)
 FORMAT = 1
@@ -199,12 +201,15 @@ def piece_line(number: int, result: dict) -> str:
     return f"{label}: {verdict.upper()} -- {message}"
 
 
-def train_and_measure(side: str, folder: Path) -> dict:
+def train_and_measure(side: str, folder: Path, stream: str | None = None) -> dict:
     """Train the student's agent for ``side`` with their main and measure it exactly (both in a
-    child process: this one never runs the student's code)."""
+    child process: this one never runs the student's code); ``stream``: the seed of the
+    opponent's random stream, when the caller chose it (the class grader, to play the games
+    again itself)."""
     table = folder / f"{side}.pth"
-    result = run_child(["--train", side, "--table", str(table), "--seconds", str(TRAIN_SECONDS)],
-                       TRAIN_SECONDS + GRACE_SECONDS)
+    given = ["--stream", stream] if stream else []
+    result = run_child(["--train", side, "--table", str(table), "--seconds", str(TRAIN_SECONDS),
+                        *given], TRAIN_SECONDS + GRACE_SECONDS)
     if result["verdict"] != PASSED:
         print(f"Training your {side} with your main: {result['verdict']} -- {result['message']}")
         return result
@@ -248,6 +253,13 @@ def report(path: str, results: dict[int, dict], training: dict[str, dict], secon
                                      indent=1), encoding="utf-8")
 
 
+def stream_seed(text: str) -> str:
+    """``--stream``: 1 to 64 hexadecimal digits."""
+    if not (0 < len(text) <= 64 and all(c in "0123456789abcdef" for c in text)):
+        raise argparse.ArgumentTypeError(f"{cli.shown(text)}: 1 to 64 digits 0-9 and a-f")
+    return text
+
+
 def check_flags(parser: cli.Parser, args) -> None:
     """Refuse flags that the run would leave unused (``--hint`` only shows a hint; ``--piece``
     trains nothing, so keeps no tables) and a ``--json`` file that cannot be written, before any
@@ -288,7 +300,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=cli.path, metavar="FILE",
                         help="also write the results to FILE as JSON")
     parser.add_argument("--tables", type=cli.path, metavar="DIR",
-                        help="keep the trained tables in DIR (default: thrown away)")
+                        help="keep the trained tables in DIR (default: thrown away), each with "
+                             "the learner's moves of the games it was trained on (SIDE.games)")
+    parser.add_argument("--stream", type=stream_seed, metavar="HEX",
+                        help="the seed of the training opponent's random stream (default: a new "
+                             "one each run; the class grader gives its own)")
     args = parser.parse_args(argv)
     check_flags(parser, args)
     # First: the pieces' code runs as this account, so no process of it may open this one's
@@ -312,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
                 folder.mkdir(parents=True, exist_ok=True)
                 for side, piece in (("X", None), ("O", 4)):
                     if piece is None or results[piece]["verdict"] == PASSED:
-                        training[side] = train_and_measure(side, folder)
+                        training[side] = train_and_measure(side, folder, args.stream)
                 disown(results, training)
         else:
             print("Pieces 1-3 must pass before your agent is trained and measured.")

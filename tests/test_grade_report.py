@@ -54,21 +54,6 @@ def test_weights_can_be_set_on_the_command_line():
     assert cells_of(row_of(ALL_PASSED, weights=args.weights))["total"] == "15"
 
 
-def test_a_table_holding_a_shipped_one_is_flagged_and_earns_nothing(tmp_path):
-    box = tmp_path
-    (box / "out" / "tables").mkdir(parents=True)
-    verdict = {**ALL_PASSED, "tables": {"X": str(box / "out" / "tables" / "X.pth"), "O": None},
-               "training": {"X": {"sha256": hashlib.sha256(b"table bytes").hexdigest()}}}
-    outcome = Outcome(0, False, 1.0, "", "", json.dumps(verdict).encode(),
-                      tables={"X.pth": b"table bytes"}, box=str(box))
-    shipped = Measure((1.0, 0.0, 0.0), (0.9, 0.0, 0.1), True, "Data/Q_MC_X.pth")
-    row = results.make_row(Submission("s", "s"), outcome, Limits(),
-                           lambda tables: {side: shipped for side in tables})
-    cells = cells_of(row)
-    assert cells["piece 3"] == "flagged" and cells["points 3"] == "0" and cells["total"] == "80"
-    assert cells["flags"] == "the X table holds the shipped Data/Q_MC_X.pth"
-
-
 @pytest.mark.parametrize("judged", [b"the table the check judged", None])
 def test_a_table_that_is_not_the_one_the_check_judged_is_flagged(tmp_path, judged):
     verdict = {**ALL_PASSED, "tables": {"X": str(tmp_path / "out" / "tables" / "X.pth")},

@@ -223,6 +223,23 @@ def test_a_correct_main_in_any_reasonable_style_passes(students, tmp_path, chapt
     assert code == 0 and "piece 3" in output and ": passed (as X" in output, output
 
 
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_a_correct_main_in_any_reasonable_style_trains_a_table_its_games_explain(
+        students, tmp_path, chapter, style):
+    """The training (alone: ``run --train``, as check.py starts it) of each style, for 2,000
+    episodes: the table it saves is the update of the games the check witnessed."""
+    main = STYLES[style].replace("epochs = 200000", "epochs = 2000").replace(
+        "epochs = 30000", "epochs = 2000")
+    folder = typed(students, tmp_path, chapter, main=main)
+    done = subprocess.run([sys.executable, "-m", "tictactoe_rl.selfcheck.run", "--train", "X",
+                           "--table", str(tmp_path / "X.pth"), "--seconds", "60", "--result",
+                           str(tmp_path / "result.json")], cwd=folder, capture_output=True,
+                          text=True, timeout=300)
+    result = json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
+    assert done.returncode == 0 and result["verdict"] == "passed", result
+    assert result["episodes"] == 2000 and not result["stopped"], result
+
+
 def test_a_main_for_either_side_through_q_taken_at_import_passes_for_x_and_o(
         students, tmp_path, chapter):
     folder = typed(students, tmp_path, chapter, header=EITHER_SIDE_HEADER,

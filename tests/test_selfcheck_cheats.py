@@ -16,7 +16,6 @@ import pytest
 
 from tictactoe_rl.selfcheck import apart, draw, episodes, guard, reference, shadow
 from tictactoe_rl.selfcheck.common import NotOwnWork
-from tictactoe_rl.selfcheck.solved import solver_valued
 from State import O, X
 from tictactoe_rl.tables.files import load_table
 from tools.benchmarks.handins import CHEATS, HONEST, write_hand_in
@@ -153,21 +152,9 @@ def shipped_x() -> dict:
     return load_table(str(ROOT / "Data" / "Q_MC_X.pth"))[0]
 
 
-@pytest.mark.slow
-def test_the_solver_s_values_are_recognised_and_a_trained_table_is_not():
-    from tictactoe_rl.exact.solver import solve
-    trained = shipped_x()
-    solved = {(state, action): solve(state.children()[action])[0] * X
-              for state, action in trained}
-    discounted = {(state, action): X * result * 0.95 ** plies for (state, action) in trained
-                  for result, plies in [solve(state.children()[action])]}
-    assert solver_valued(solved, X) and solver_valued(discounted, X)
-    assert not solver_valued(trained, X)
-
-
 def row_with(name: str, table: dict) -> Row:
     row = Row(name, "graded")
-    row.measures["X"] = Measure((1, 0, 0), (1, 0, 0), False, "", signature(table))
+    row.measures["X"] = Measure((1, 0, 0), (1, 0, 0), False, signature(table))
     return row
 
 
@@ -220,3 +207,40 @@ def test_honest_hand_ins_in_every_style_pass_with_tables_of_their_own(students, 
         tables.append(load_table(str(tmp_path / f"tables-{run}" / "X.pth"))[0])
     assert tables[0] != tables[1]           # each run trains with a seed of its own
     assert not alike(signature(tables[0]), signature(tables[1]))
+
+
+SAVE_AT_3000 = """
+_generate = Generate_episode
+
+
+def Generate_episode(player, epoch):
+    if epoch == 3000:
+        _friends_save(PATH)
+    return _generate(player, epoch)
+"""
+
+
+@pytest.mark.slow
+def test_a_training_stopped_by_the_clock_is_judged_on_the_games_it_played(students, friend,
+                                                                          tmp_path):
+    """The learner's table as it stands when the time is up is explained by the games main
+    played so far (cut between two episodes); a cheat's is not."""
+    for kind, passed in (("plain loop", True), ("classmate's table embedded", False)):
+        folder = write_hand_in(tmp_path / kind.replace(" ", "-"), kind, 10_000_000, students,
+                               whole=True, friend=friend)
+        if not passed:     # its cheat runs on a save: make it run before the clock stops it
+            with open(folder / "MC_Trainer.py", "a", encoding="utf-8") as trainer:
+                trainer.write(SAVE_AT_3000)
+        done = subprocess.run([sys.executable, "-m", "tictactoe_rl.selfcheck.run", "--train",
+                               "X", "--table", str(tmp_path / "X.pth"), "--seconds", "2",
+                               "--result", str(tmp_path / "result.json")], cwd=folder,
+                              capture_output=True, text=True, timeout=300)
+        result = json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
+        assert done.returncode == 0, done.stderr
+        if passed:
+            assert result["verdict"] == "passed" and result["stopped"], result
+            assert result["episodes"] > 3000, result
+        else:
+            assert result["verdict"] == "failed" and result["not_own"], result
+            assert "of the table your learner saved hold values that no game of your run gave" \
+                in result["message"], result

@@ -41,7 +41,7 @@ from tools.grading.pool import Stopped, grade_all, stop_on_signals  # noqa: E402
 from tools.grading.report import Report  # noqa: E402
 from tools.grading.results import CLASSROOM_WEIGHTS, PIECE_NUMBERS  # noqa: E402
 from tools.grading.limits import Limits  # noqa: E402
-from tools.grading.sandbox import SHIPPED_TABLES, Settings  # noqa: E402
+from tools.grading.sandbox import Settings  # noqa: E402
 from tools.grading.submissions import (  # noqa: E402
     editable_files, read_submission, unique_names)
 from tools.grading.text import shown  # noqa: E402
@@ -200,20 +200,6 @@ def describe_limits(limits: Limits, own_count: bool, whole_box: bool) -> str:
             f"{limits.output:,} bytes of its output kept")
 
 
-def shipped_tables(pristine: dict[str, bytes], run_dir: Path) -> dict[str, str]:
-    """The issued tables (side -> a file of the run folder), to recognise them in a hand-in."""
-    folder = run_dir / "shipped"
-    folder.mkdir(mode=0o700)
-    found = {}
-    for name, data in pristine.items():
-        if name.startswith("Data/") and name.endswith(SHIPPED_TABLES):
-            path = folder / Path(name).name
-            path.write_bytes(data)
-            side = "O" if "_O" in Path(name).stem else "X"
-            found.setdefault(side, str(path))
-    return found
-
-
 def main(argv: list[str] | None = None) -> int:
     """The command line: check the arguments, read everything, grade, write the report."""
     started = time.monotonic()      # the time printed at the end is the whole run's
@@ -274,10 +260,9 @@ def grade_class(args, out: Path, pristine: dict[str, bytes], submissions: list,
                           isolation.describe(), limited, tuple(unavailable))
         report = Report(out, [(submission.name, submission.origin)
                               for submission in submissions], context)
-        shipped = shipped_tables(pristine, run_dir)
         try:
             grade_all(submissions, pristine, settings, report,
-                      lambda tables: measure_all(tables, run_dir, shipped, limits),
+                      lambda tables: measure_all(tables, run_dir, limits),
                       args.weights)
         except (KeyboardInterrupt, Stopped):
             closing(report, report.finish(stopped=True), started)

@@ -25,8 +25,9 @@ from tictactoe_rl.selfcheck import seal
 from tictactoe_rl.selfcheck.common import Failure, NotOwnWork, one_line
 from tictactoe_rl.selfcheck.verdicts import FAILED, NOT_ATTEMPTED, NOT_WRITTEN, PASSED
 
-# More than any piece's data (16 games of 9 moves, 26 numbers); a child that sends more is broken.
-MOST_BYTES = 4 * 1024 * 1024
+# More than any piece's data (the training's: a few bytes for each game main played, a few
+# million games in its time); a child that sends more is broken.
+MOST_BYTES = 64 * 1024 * 1024
 # The verdicts a child may give on its own: each makes the piece fail (or not count).
 CHILD_VERDICTS = (FAILED, NOT_WRITTEN, NOT_ATTEMPTED)
 LONGEST_MESSAGE = 2000

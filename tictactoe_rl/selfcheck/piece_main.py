@@ -27,7 +27,7 @@ from types import CodeType
 
 from tictactoe_rl.selfcheck import saved, training
 from tictactoe_rl.selfcheck.main_calls import call_runs, check_calls, well_formed_runs
-from tictactoe_rl.selfcheck.common import (Failure, Stop, call, close, duration, fmt, one_line,
+from tictactoe_rl.selfcheck.common import (Failure, Stop, call, close, duration, one_line,
                                            own_constant, plural)
 from tictactoe_rl.selfcheck.episodes import (CORRECT, FILLER, MODELS, REWARD_ONLY, RUNNING_AVERAGE,
                                 episode_of, hand_made)

@@ -16,7 +16,7 @@ from Random_Agent import Random_Agent
 from tictactoe_rl.selfcheck import asked, draw, nim_piece, piece_episode
 from tictactoe_rl.selfcheck.asked import Asking, Replaying
 from tictactoe_rl.selfcheck.common import Failure, call, close, fmt
-from tictactoe_rl.selfcheck.td_cases import (ALL_CELLS, ALPHA, CASES, GAMMA, Q_LEARNING, RULES,
+from tictactoe_rl.selfcheck.td_cases import (ALPHA, CASES, GAMMA, Q_LEARNING, RULES,
                                              SARSA, case_of, final_of)
 from State import O, ONGOING, X, State, symbol
 from TicTacToe import TicTacToe

@@ -9,7 +9,7 @@ folder this process reads it from), and this process judges it without ever impo
 student's modules.
 
     python -m tictactoe_rl.selfcheck.run --piece N --result-fd FD
-    python -m tictactoe_rl.selfcheck.run --train X|O --table FILE --seconds S --result-fd FD
+    python -m tictactoe_rl.selfcheck.run --train X|O --table FILE --seconds S [--stream HEX] --result-fd FD
 """
 
 from __future__ import annotations
@@ -129,15 +129,18 @@ def probe(number: int, result_fd: int) -> dict:
     return {"verdict": PASSED if started else NOT_ATTEMPTED}
 
 
-def train(side: str, table: str, seconds: float, result_fd: int) -> dict:
-    """Training the student's agent for ``side`` with its main, measured here."""
+def train(side: str, table: str, seconds: float, result_fd: int, stream: str | None) -> dict:
+    """Training the student's agent for ``side`` with its main, measured here; ``stream``: the
+    seed of its opponent's random stream, when the caller chose it."""
     learner = X if side == "X" else O
+    # The opponent's stream: new on every run (or the caller's), played again here.
+    seed = f"{stream}:{side}" if stream else os.urandom(8).hex()
     with tempfile.TemporaryDirectory() as folder:
         guard.allow(folder)
         return apart_verdict(
             lambda: {"verdict": PASSED, "data": training.gather(students_code(), learner, folder,
-                                                                seconds)},
-            result_fd, lambda facts: training.judge(facts, learner, folder, table))
+                                                                seconds, seed)},
+            result_fd, lambda facts: training.judge(facts, learner, folder, table, seed))
 
 
 def apart_verdict(work: Callable[[], dict], result_fd: int,
@@ -196,6 +199,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--train", choices=("X", "O"))
     parser.add_argument("--table")
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--stream", help="with --train: the seed of the opponent's stream")
     channel = parser.add_mutually_exclusive_group(required=True)
     channel.add_argument("--result-fd", type=int, help="the inherited pipe to write the result to")
     channel.add_argument("--result", help="the file to write it to (Windows: no inherited pipes)")
@@ -209,7 +213,7 @@ def main(argv: list[str]) -> None:
     elif args.piece is not None:
         verdict = grade(args.piece, result.fileno())
     else:
-        verdict = train(args.train, args.table, args.seconds, result.fileno())
+        verdict = train(args.train, args.table, args.seconds, result.fileno(), args.stream)
     verdict["seconds"] = round(time.perf_counter() - started, 3)
     with result:
         json.dump(verdict, result)

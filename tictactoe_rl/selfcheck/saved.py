@@ -25,8 +25,7 @@ from tictactoe_rl.tables.files import TableError, load_table, save_table
 SHIPPED = ("Data/Q_MC_X.pth", "Data/Q_MC_O.pth")
 # A table shares this share of a shipped table's values (and at least this many), to the last
 # digits (within SAME: a copy nudged by a few units in the last place is still a copy): it was
-# copied. Two runs of training agree on a few values at most (a pair met once). The class
-# grader recognises a shipped table in a measured one by the same rule (``holds_copy``).
+# copied. Two runs of training agree on a few values at most (a pair met once).
 COPIED_SHARE, COPIED_AT_LEAST = 0.2, 50
 SAME = 1e-9
 

@@ -2,18 +2,20 @@
 
 ``main`` runs as written, against the module's own ``player2``, with its own ``epochs``; only
 ``PATH`` points into a temporary folder (main's save and its ``test`` read it there) and
-``Generate_episode`` is wrapped to count the episodes, note the pairs they hold, and stop main
-cleanly once the time budget is spent. What is measured is the table main saved (or, stopped
-early, the learner's table as it stands), once ``tictactoe_rl.selfcheck.saved`` finds it to be main's own:
-no shipped table, no pair from outside its episodes. It is measured exactly and saved for whoever
-wants it (the class grader measures it again with its own code). The project's players and
-``random`` are seeded afresh on every run, so that two hand-ins never share a table by chance
-(the class grader flags two tables that are the same: one was copied).
+``Generate_episode`` is wrapped to count the episodes, note the game each one holds, and stop
+main cleanly once the time budget is spent. The opponent draws its moves from a stream the
+judge chose for this run, seeded afresh for every episode, so the judge knows every game main
+learned from (``tictactoe_rl.selfcheck.witnessed``). What is measured is the table main saved (or,
+stopped early, the learner's table as it stands), once it is found to be exactly what the Monte
+Carlo update gives on those games. It is measured exactly and saved for whoever wants it (the
+class grader measures it again with its own code). The learner and ``random`` are seeded afresh
+on every run too, so that two hand-ins never share a table by chance.
 
 Judged apart, as the pieces are: main runs in the student's process (``gather``), which saves
-the table into a folder and sends back what main did and the pairs its episodes held; the
-judging process (``judge``) reads the table from the file with the safe loader, checks it is
-main's own and measures it with the check's own greedy player, never the student's code.
+the table into a folder and sends back what main did and the games it played; the judging
+process (``judge``) reads the table from the file with the safe loader, replays the games,
+checks the table against them and measures it with the check's own greedy player, never the
+student's code.
 """
 
 from __future__ import annotations
@@ -30,11 +32,10 @@ from types import ModuleType
 from Agent import Agent
 from tictactoe_rl.training.curves import exact_results
 from tictactoe_rl.tables.files import save_table
-from tictactoe_rl.selfcheck import guard, saved
-from tictactoe_rl.selfcheck.common import Failure, NotOwnWork, Stop, call
-from tictactoe_rl.selfcheck.solved import solver_valued
+from tictactoe_rl.selfcheck import guard, saved, witnessed
+from tictactoe_rl.selfcheck.common import Failure, Stop, call
 from tictactoe_rl.exact.worst import worst_case
-from State import O, X, State, position_of, symbol
+from State import O, X, State, symbol
 
 if TYPE_CHECKING:
     from tictactoe_rl.selfcheck.student import Student
@@ -44,21 +45,21 @@ MADE = "made.pth"   # the table main made, in the folder the two processes share
 LONGEST_NAME = 80
 
 
-def gather(student: Student, side: int, folder: str, seconds: float) -> dict:
+def gather(student: Student, side: int, folder: str, seconds: float, seed: str) -> dict:
     """In the student's process: train the student's learner for ``side`` with its main for at
-    most ``seconds``; save the table it made into ``folder``; return ``{"episodes", "stopped",
-    "opponent", "seen"}`` (``seen``: the pairs its episodes held, as ``[cells, player, row,
-    column]``)."""
+    most ``seconds``, its opponent drawing from the judge's stream ``seed``; save the table it
+    made into ``folder``; return ``{"episodes", "stopped", "opponent", "replay", "games"}``
+    (``replay``: what the judge needs to replay the opponent; ``games``: each episode's game,
+    the learner's moves, ``witnessed.moves_of``)."""
     trainer = student.trainer()
     if side == O:
         switch_sides(trainer)
-    learner, generate = trainer.player1, trainer.Generate_episode
-    run = os.urandom(8).hex()    # a seed of this run's: two hand-ins never train the same table
-    for role, agent in (("learner", learner), ("opponent", trainer.player2)):
-        if isinstance(agent, Agent):    # a student's own opponent may have no generator
-            agent.rng.seed(f"check:train:{symbol(side)}:{role}:{run}")
-    random.seed(f"check:train:{symbol(side)}:{run}")   # for code that draws from random itself
-    count, seen = [0], set()
+    learner, opponent, generate = trainer.player1, trainer.player2, trainer.Generate_episode
+    replay = witnessed.opponent_of(opponent)
+    if isinstance(learner, Agent):      # two hand-ins never train the same table
+        learner.rng.seed(f"check:train:{symbol(side)}:learner:{seed}")
+    random.seed(f"check:train:{symbol(side)}:{seed}")   # for code that draws from random itself
+    count, games = [0], []
     deadline = time.monotonic() + seconds
 
     def Generate_episode(player, epoch):      # the name main's mistakes are told in
@@ -66,9 +67,10 @@ def gather(student: Student, side: int, folder: str, seconds: float) -> dict:
         saves.episodes[0] = count[0]
         if count[0] % CHECK_EVERY == 0 and time.monotonic() > deadline:
             raise Stop()
+        if replay is not None:
+            opponent.rng.seed(witnessed.stream(seed, len(games)))
         episode = generate(player, epoch)
-        if isinstance(episode, list):
-            seen.update(saved.pairs_of(episode))
+        games.append(witnessed.moves_of(episode))
         return episode
 
     stopped = False
@@ -86,56 +88,35 @@ def gather(student: Student, side: int, folder: str, seconds: float) -> dict:
         made = dict(learner.Q) if stopped else saved.read_back(saves, count[0])
     if not made:
         raise Failure("your learner's table is empty after its main: update player1.Q")
-    save_table(os.path.join(folder, MADE), made, side, {"episodes_done": count[0]})
-    return {"episodes": count[0], "stopped": stopped,
-            "opponent": type(trainer.player2).__name__,
-            "seen": [[list(position_of(state).cells), position_of(state).player, *action]
-                     for state, action in seen if is_pair(state, action)]}
+    save_table(os.path.join(folder, MADE), made, side, {"episodes_done": len(games)})
+    return {"episodes": len(games), "stopped": stopped,
+            "opponent": type(opponent).__name__, "replay": replay, "games": games}
 
 
-def is_pair(state: object, action: object) -> bool:
-    return (isinstance(state, State) and isinstance(action, tuple) and len(action) == 2
-            and all(isinstance(index, int) for index in action))
-
-
-def judge(facts: object, side: int, folder: str, table: str) -> dict:
-    """In the judging process: the table main made, read from ``folder``, checked to be its own
-    with the ``facts`` the student's process sent, saved to ``table`` and measured exactly:
-    ``{"episodes", "stopped", "opponent", "exact", "unbeatable", "line", "sha256"}`` (the
-    SHA-256 of the bytes written to ``table``)."""
+def judge(facts: object, side: int, folder: str, table: str, seed: str) -> dict:
+    """In the judging process: the table main made, read from ``folder``, checked against the
+    games the student's process sent (replayed with the opponent's stream ``seed``), saved to
+    ``table`` (its games beside it, ``witnessed.write_games``) and measured exactly: ``{"episodes", "stopped", "opponent", "exact",
+    "unbeatable", "line", "sha256"}`` (the SHA-256 of the bytes written to ``table``)."""
     if not (isinstance(facts, dict) and type(facts.get("episodes")) is int
             and isinstance(facts.get("stopped"), bool) and isinstance(facts.get("opponent"), str)
-            and isinstance(facts.get("seen"), list)):
+            and isinstance(facts.get("games"), list)
+            and len(facts["games"]) == facts["episodes"]):
         raise Failure("the run of your main sent back something that is not what it did")
-    seen = {pair_of(entry) for entry in facts["seen"]}
+    games = witnessed.replayed(facts["games"], side, facts.get("replay"), seed)
     made = saved.load_saved(os.path.join(folder, MADE))
     who = "your learner" if facts["stopped"] else "your main"
-    saved.check_own(made, seen, facts["episodes"], who=who)
-    if solver_valued(made, side):
-        raise NotOwnWork(f"the table {who} saved holds the exact solver's values (each move's "
-                         "result under perfect play), which no training gives: the table must "
-                         "be the one your own updates made")
+    witnessed.explain(made, games, side, who)
     # The grader measures the file only if it still holds these bytes: a process the student's
     # code left behind could rewrite it once this one is done.
     written = save_table(table, made, side, {"episodes_done": facts["episodes"],
                                              "algorithm": "your main"})
+    witnessed.write_games(table, facts["replay"], facts["games"])
     measured = Greedy(side, made)
     value, line = worst_case(measured)
     return {"episodes": facts["episodes"], "stopped": facts["stopped"],
             "opponent": facts["opponent"][:LONGEST_NAME], "exact": exact_results(measured),
             "unbeatable": value >= 0, "line": line, "sha256": hashlib.sha256(written).hexdigest()}
-
-
-def pair_of(entry: object) -> tuple[State, tuple[int, int]]:
-    """A ``(state, action)`` pair from what ``gather`` sent; ``Failure`` for anything else."""
-    try:
-        cells, player, row, column = entry
-        if not (type(row) is int and type(column) is int and 0 <= row < 3 and 0 <= column < 3):
-            raise ValueError
-        return State(tuple(cells), player), (row, column)
-    except (TypeError, ValueError):
-        raise Failure("the run of your main sent back pairs that are not positions and "
-                      "moves") from None
 
 
 class Greedy(Agent):

@@ -20,7 +20,6 @@ import os
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from tools.grading.launch import mount_table
 

@@ -17,12 +17,18 @@ NOTED_NAMES = 3          # a note lists at most this many refused names
 # Files that Python runs by itself when they lie beside check.py (or that shadow its modules): a
 # hand-in has no reason to add one, so one is flagged like a changed check file (a ``.pth`` too).
 STARTUP_FILES = ("sitecustomize.py", "usercustomize.py", "selfcheck.py")
+# The grader's own files: never taken from a submission, whatever they hold.
+TRUSTED = ("check.py", "tictactoe_rl/selfcheck/", "tools/", "tests/", "tictactoe_rl/exact/")
+# The student's own modules (a helper that MC_Trainer.py imports): Python files the students'
+# version does not have, at most this many, outside hidden folders, caches and environments.
+MAX_OWN_FILES = 40
+NOT_OWN_PARTS = ("__pycache__", "site-packages", "venv", "node_modules", "__MACOSX")
 
 
 @dataclass
 class Submission:
-    """One student's work: a name for the report, where it came from, the editable files found
-    (relative path -> bytes) and notes for the report's row."""
+    """One student's work: a name for the report, where it came from, the editable files and
+    the student's own modules found (relative path -> bytes) and notes for the report's row."""
     name: str
     origin: str
     files: dict[str, bytes] = field(default_factory=dict)
@@ -50,3 +56,13 @@ def shadowing_name(name: str) -> str:
         "/__init__.py") else name
     found = shadowing([top]) if "/" not in top.rstrip("/") else []
     return found[0].rstrip("/").split(".")[0] if found else ""
+
+
+def is_own_file(name: str, issued: dict[str, bytes]) -> bool:
+    """Whether the hand-in's file ``name`` is a module of the student's own, which the box gets
+    beside the editable files: a Python file that is not one of the students' version
+    (``issued``), nor a check file, nor under the grader's own folders."""
+    parts = name.split("/")
+    return (name.endswith(".py") and name not in issued and not is_check_file(name)
+            and not name.startswith((*TRUSTED, "tictactoe_rl/"))
+            and not any(part.startswith(".") or part in NOT_OWN_PARTS for part in parts))

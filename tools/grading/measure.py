@@ -1,18 +1,19 @@
 """Measuring the tables a submission trained, in a limited child process of its own.
 
-    python -I -B tools/grading/measure.py SHIPPED_X SHIPPED_O SIDE=TABLE ...  (one JSON line)
+    python -I -B tools/grading/measure.py '{"X": {"table", "games", "stream"}, ...}'
+    (one JSON line)
 
 A table came from a submission's box: loading it may stall or eat memory, so the grader never
-loads one in its own process. ``measure_all(tables, run_dir, shipped, limits)`` writes each
+loads one in its own process. ``measure_all(tables, run_dir, limits)`` writes each
 table's bytes to a file of the run folder and runs this file once for all of them, as a child
 with the sandbox's limits (``launch``) and a time limit; the child loads each table with the
 safe loader (``AI_Agent(side, Q_table_PATH=..., train=False)``), computes its exact win / loss /
 draw probabilities against ``random`` and ``advanced`` (``tictactoe_rl.training.curves.exact_results``) and
-whether any opponent can beat it (``tictactoe_rl.exact.worst.worst_case``), and says whether it holds one
-of the course's shipped tables (``tictactoe_rl.selfcheck.saved.holds_copy``, the rule the self-check uses: a
-share of a shipped table's values, each within a hair of it -- no training gives that by
-chance, and a copy nudged in its last digits is still one). A table that cannot be measured gets a ``MeasureError`` in its
-place, its message one line.
+whether any opponent can beat it (``tictactoe_rl.exact.worst.worst_case``). It also plays the games of
+the training again on the opponent's stream the grader drew (``tictactoe_rl.selfcheck.witnessed``):
+a table they do not explain (a shipped table, a classmate's, the solver's values, whatever the
+box's check said) is named (``Measure.unexplained``).
+A table that cannot be measured gets a ``MeasureError`` in its place, its message one line.
 """
 
 from __future__ import annotations
@@ -29,7 +30,17 @@ if TYPE_CHECKING:
     from tools.grading.sandbox import Limits
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-MEASURE_SECONDS = 120
+MEASURE_SECONDS = 240    # the training's games played again (as long as it took), then measured
+
+
+@dataclass(frozen=True)
+class Trained:
+    """A table a submission's training left, with what explains it: the games it was trained
+    on (``SIDE.games``, None if the check left none) and the opponent's stream they were played
+    on (the grader's own)."""
+    table: bytes
+    games: bytes | None
+    stream: str
 
 
 @dataclass(frozen=True)
@@ -38,18 +49,17 @@ class Measure:
     random: tuple[float, float, float]
     advanced: tuple[float, float, float]
     unbeatable: bool
-    shipped: str = ""          # the shipped table it holds, if any
     signature: tuple = ()      # a sample of its values (``twins.signature``)
+    unexplained: str = ""      # why the games of its training do not give it ("": they do)
 
 
 class MeasureError(ValueError):
     """The table could not be measured; the message says why, in one line."""
 
 
-def measure_all(tables: dict[str, bytes], run_dir: Path, shipped: dict[str, str],
+def measure_all(tables: dict[str, Trained], run_dir: Path,
                 limits: Limits) -> dict[str, Measure | MeasureError]:
-    """Each table's measure (side "X" / "O" -> its bytes), all in one limited child;
-    ``shipped``: side -> the grader's own copy of the issued table, to compare with."""
+    """Each table's measure (side "X" / "O" -> what it trained), all in one limited child."""
     from tools.grading.isolation import Isolation
     from tools.grading.sandbox import run_program
 
@@ -57,15 +67,16 @@ def measure_all(tables: dict[str, bytes], run_dir: Path, shipped: dict[str, str]
         return {}
     python = sys.executable
     with tempfile.TemporaryDirectory(prefix="tables-", dir=run_dir) as folder:
-        named = []
-        for side, data in tables.items():
+        named = {}
+        for side, trained in tables.items():
             path = os.path.join(folder, f"{side}.pth")
-            with open(path, "wb") as stream:
-                stream.write(data)
-            named.append(f"{side}={path}")
+            Path(path).write_bytes(trained.table)
+            if trained.games is not None:
+                Path(path).with_suffix(".games").write_bytes(trained.games)
+            named[side] = {"table": path, "stream": trained.stream,
+                           "games": trained.games is not None}
         command, config = Isolation().command(python, limits, Path(folder), [
-            python, "-I", "-B", str(Path(__file__).resolve()), shipped.get("X", ""),
-            shipped.get("O", ""), *named])
+            python, "-I", "-B", str(Path(__file__).resolve()), json.dumps(named)])
         done = run_program(command, Path(folder), {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
                                                    "MPLBACKEND": "Agg"},
                            replace(limits, seconds=MEASURE_SECONDS), config=config)
@@ -80,44 +91,42 @@ def measure_all(tables: dict[str, bytes], run_dir: Path, shipped: dict[str, str]
         return {side: failed for side in tables}
     return {side: MeasureError(answer["error"]) if "error" in answer else
             Measure(tuple(answer["random"]), tuple(answer["advanced"]), answer["unbeatable"],
-                    answer["shipped"], tuple(map(tuple, answer.get("signature", ()))))
+                    tuple(map(tuple, answer.get("signature", ()))), answer["unexplained"])
             for side, answer in answers.items()}
 
 
 def main(argv: list[str]) -> None:
     sys.path.insert(0, str(ROOT))
-    from tictactoe_rl.tables.files import TableError, load_table
+    from tictactoe_rl.tables.files import TableError
 
-    shipped = []
-    for path in argv[:2]:
-        try:
-            shipped.append((f"Data/{os.path.basename(path)}", load_table(path)[0]))
-        except (TableError, OSError):
-            pass
     answers = {}
-    for named in argv[2:]:
-        side, path = named.split("=", 1)
+    for side, named in json.loads(argv[0]).items():
+        path = named["table"]
         try:
-            answers[side] = measured(path, side, shipped)
+            answers[side] = measured(path, side, named["games"], named["stream"])
         except TableError as error:
             answers[side] = {"error": " ".join(str(error).replace(path, "the table").split())}
     print(json.dumps(answers))
 
 
-def measured(path: str, side: str, shipped: list) -> dict:
+def measured(path: str, side: str, games: bool, stream: str) -> dict:
     from AI_Agent import AI_Agent
     from tictactoe_rl.exact.worst import worst_case
-    from tictactoe_rl.selfcheck.saved import holds_copy
+    from tictactoe_rl.selfcheck.witnessed import check_games
     from State import O, X
     from tools.grading.twins import signature
     from tictactoe_rl.training.curves import exact_results
 
-    agent = AI_Agent(X if side == "X" else O, Q_table_PATH=path, train=False)
-    found = next((name for name, table in shipped if holds_copy(agent.Q, table)), "")
+    learner = X if side == "X" else O
+    agent = AI_Agent(learner, Q_table_PATH=path, train=False)
+    # The games are played again on the grader's stream: the table must be their update.
+    unexplained = (check_games(agent.Q, Path(path).with_suffix(".games").read_text(
+        encoding="utf-8", errors="replace"), learner, f"{stream}:{side}") if games else
+        "the check left no record of the games its training played")
     results = exact_results(agent)
     return {"random": results["random"], "advanced": results["advanced"],
-            "unbeatable": worst_case(agent)[0] >= 0, "shipped": found,
-            "signature": signature(agent.Q)}
+            "unbeatable": worst_case(agent)[0] >= 0, "signature": signature(agent.Q),
+            "unexplained": unexplained}
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ from pathlib import Path
 from tools.grading.cells import COLUMNS, table
 from tools.grading.page import Context, html_page, plot_png
 from tools.grading.results import Row
-from tools.grading.text import one_line, shown
+from tools.grading.text import one_line
 
 CSV_NAME, HTML_NAME, PLOT_NAME = "report.csv", "report.html", "results.png"
 # A spreadsheet runs a cell that starts with one of these as a formula.

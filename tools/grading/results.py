@@ -18,9 +18,11 @@ shipped table, or main saved a table its updates did not make). When the real tr
 student's main failed, the note says why; when it was not the student's own work, the piece whose
 main trained that side (3 for X, 4 for O) is flagged too.
 When piece 3 passes and piece 2 does not, a note says that piece 3 was judged on the check's
-own episodes. A table that holds one of the course's shipped tables is flagged, and the piece that trained it
-(3 for X, 4 for O) is "flagged" and earns nothing; so is one whose file is not the one the
-check judged (its bytes' SHA-256 is not the ``sha256`` of the verdict's ``training``). Every
+own episodes. A table that the games of its training, played again by the grader on the stream
+it drew, do not give (``Measure.unexplained``: a shipped table, a classmate's, whatever the check
+in the box said) is flagged, and the piece that trained it (3 for X, 4 for O) is "flagged" and
+earns nothing; so is one whose file is not the one the check judged (its bytes' SHA-256 is not
+the ``sha256`` of the verdict's ``training``). Every
 string that came from a submission is shown as one line, its control and bidirectional
 characters escaped (``shown``).
 """
@@ -41,7 +43,7 @@ from tools.grading.box import TABLES
 from tools.grading.handin import Submission
 from tools.grading.launch import SIGNAL_BASE
 from tools.grading.limits import Limits
-from tools.grading.measure import Measure, MeasureError
+from tools.grading.measure import Measure, MeasureError, Trained
 from tools.grading.sandbox import CHECK_STATUSES, Outcome
 from tools.grading.text import one_line
 
@@ -131,9 +133,9 @@ def make_row(submission: Submission, outcome: Outcome, limits: Limits,
             row.messages[TRAINED_BY[side]] = ("the table its main left was changed after the "
                                               "check had judged it")
         elif data is not None:
-            tables[side] = data
+            tables[side] = Trained(data, outcome.tables.get(f"{side}.games"), outcome.stream)
     for side, measure in (measure_tables(tables) if tables else {}).items():
-        _measure_into(row, side, tables[side], measure)
+        _measure_into(row, side, tables[side].table, measure)
     if row.verdicts.get(2) != PASSED and row.verdicts.get(3) == PASSED:
         row.notes.append(OWN_EPISODES)
     row.points = {number: weights.get(number, 0) for number, verdict in row.verdicts.items()
@@ -230,9 +232,8 @@ def _measure_into(row: Row, side: str, data: bytes, measure: Measure | MeasureEr
         return
     row.measures[side] = measure
     row.tables[side] = data
-    if measure.shipped:
+    if measure.unexplained:
         piece = TRAINED_BY[side]
-        row.flags.append(f"the {side} table holds the shipped {measure.shipped}")
+        row.flags.append(f"the {side} training: not the student's own work")
         row.verdicts[piece] = FLAGGED
-        row.messages[piece] = (f"the table its main left holds the course's {measure.shipped}, "
-                               "which no training makes")
+        row.messages[piece] = f"the training of {side} with its main: {measure.unexplained}"

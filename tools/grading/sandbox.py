@@ -2,14 +2,16 @@
 
 Contract: ``run_submission(submission, pristine, settings)`` writes a fresh box (``box.py``)
 whose ``repo/`` holds the students' version (``pristine``: relative path -> bytes, read into
-memory once, the shipped tables left out) with the submission's editable files written over it,
+memory once, the shipped tables left out) with the submission's editable files written over it
+and its own modules (a helper that MC_Trainer.py imports) beside them,
 runs the trusted self-check there in the sandbox that ``settings.isolation`` describes::
 
-    python check.py --all --json /proc/self/fd/N --tables ../out/tables      (cwd: repo/)
+    python check.py --all --json /proc/self/fd/N --tables ../out/tables --stream HEX   (cwd: repo/)
 
 and returns an ``Outcome``: exit status, whether the time limit stopped it, the first and last
-bytes of its output, the verdict and the trained tables' bytes. The box is deleted before it
-returns.
+bytes of its output, the verdict, the trained tables' bytes with the games each was trained on,
+and the seed of the opponent's stream the grader drew for them (``Outcome.stream``: the grader
+plays those games again itself, ``measure.py``). The box is deleted before it returns.
 
 The verdict travels over a pipe the grader opened: its write end ``N`` is handed to the check
 alone (the check's own children, which run the student's code, never inherit it; the check is
@@ -59,7 +61,7 @@ class Settings:
     isolation: Isolation = Isolation()
     python: str = sys.executable
     jobs: int = 1
-    editable: tuple[str, ...] = ()          # the only files a submission may bring
+    editable: tuple[str, ...] = ()          # the only issued files a submission may replace
     slots: queue.Queue = field(default_factory=queue.Queue)
 
     def __post_init__(self) -> None:
@@ -79,6 +81,7 @@ class Outcome:
     tables: dict[str, bytes] = field(default_factory=dict)   # file name in out/tables -> bytes
     box: str = ""          # where the box was (to read the paths the result names)
     out_of_memory: bool = False     # the box's memory cgroup had a process killed
+    stream: str = ""       # the seed of the training opponent's stream, the grader's own
 
     @property
     def verdict(self) -> bytes | None:
@@ -90,10 +93,12 @@ class Outcome:
 def box_files(pristine: dict[str, bytes], submission: Submission,
               editable: tuple[str, ...]) -> dict[str, bytes]:
     """The box's repository: the students' version without the shipped tables, with the
-    submission's ``editable`` files (and no other) written over it."""
+    submission's ``editable`` files written over it and its own modules beside them (no other
+    file of the students' version is ever replaced)."""
     files = {name: data for name, data in pristine.items()
              if not (name.startswith("Data/") and name.endswith(SHIPPED_TABLES))}
-    files.update({name: data for name, data in submission.files.items() if name in editable})
+    files.update({name: data for name, data in submission.files.items()
+                  if name in editable or name not in pristine})
     return files
 
 
@@ -124,9 +129,11 @@ def _check(box: Path, settings: Settings, slot: int, uid: int | None) -> Outcome
         if uid is not None:      # the check reopens it by its path: it must be the account's
             os.fchown(writing, uid, uid)
         python = settings.python
+        stream = os.urandom(16).hex()     # the grader plays the training's games again with it
         command, config = settings.isolation.command(python, settings.limits, box, [
             python, "-I", "-B", "-c", CHECKER, "check.py", "--all", "--json",
-            descriptor_path(writing), "--tables", str(box / TABLES)], slot, (writing,), group)
+            descriptor_path(writing), "--tables", str(box / TABLES), "--stream", stream], slot,
+            (writing,), group)
         verdict = Tail(os.fdopen(reading, "rb", closefd=False), MAX_RESULT_BYTES, whole=True)
         outcome = run_program(command, box / "repo", environment(box), settings.limits, writing,
                               config)
@@ -135,7 +142,7 @@ def _check(box: Path, settings: Settings, slot: int, uid: int | None) -> Outcome
         outcome.result = verdict.whole()
     finally:
         os.close(reading)
-    outcome.box = str(box)
+    outcome.box, outcome.stream = str(box), stream
     outcome.tables = read_tables(box)
     return outcome
 

@@ -1,10 +1,12 @@
 """Reading submissions: a student's folder, or a ``.zip`` of one, read into memory once.
 
 Contract: ``editable_files(pristine)`` names the files of the students' version that hold a stub
-(``raise NotImplementedError("Exercise piece ...")``); those, and only those, are taken from a
-submission -- a student's own ``check.py``, ``tictactoe_rl/selfcheck/``, ``tictactoe_rl/exact/`` or tests are never
-used. ``read_submission(path, editable)`` returns a ``Submission`` with the bytes of each of
-those files that it found, and notes on what it refused or missed. Nothing is read lazily: once
+(``raise NotImplementedError("Exercise piece ...")``); those are taken from a submission, and
+so are the student's own modules (``handin.is_own_file``: Python files the students' version
+does not have, such as a helper that MC_Trainer.py imports) -- a student's own ``check.py``,
+``tictactoe_rl/``, tests or any other issued file are never used. ``read_submission(path,
+editable)`` returns a ``Submission`` with the bytes of each of those files that it found, and
+notes on what it refused or missed. Nothing is read lazily: once
 every submission has been read, what is on disk no longer matters, so a submission that rewrites
 another's folder while it runs cannot change what is graded.
 
@@ -37,15 +39,11 @@ from pathlib import Path
 
 from tictactoe_rl.selfcheck.pieces import STUB_PREFIX
 from tools.grading.handin import (
-    CHECK_FILES, MAX_CHECK_FILES, MAX_FILE_BYTES, NOTED_NAMES, Submission, is_check_file,
-    shadowing_name)
+    CHECK_FILES, MAX_CHECK_FILES, MAX_FILE_BYTES, MAX_OWN_FILES, NOTED_NAMES, TRUSTED, Submission,
+    is_check_file, is_own_file, shadowing_name)
 from tools.grading.stubs import untouched
 from tools.grading.text import shown
 from tools.grading.zips import read_zip
-
-# The grader's own files: never taken from a submission, whatever they hold.
-TRUSTED = ("check.py", "tictactoe_rl/selfcheck/", "tools/", "tests/", "tictactoe_rl/exact/")
-
 
 def editable_files(pristine: dict[str, bytes]) -> tuple[str, ...]:
     """The files of the students' version (relative path -> bytes) that hold an exercise stub."""
@@ -91,11 +89,12 @@ def read_submission(path: Path, editable: tuple[str, ...],
     submission.folders = _holding_folders(path)
     if stat.S_ISDIR(info.st_mode):
         _read_folder(path, editable, submission)
+        _read_folder(path, own_files(path, issued or {}), submission)
         _read_folder_checks(path, submission)
     elif not _is_zip(path):
         submission.refused = "not a folder and not a zip archive"
     else:
-        read_zip(path, editable, submission)
+        read_zip(path, editable, submission, lambda name: is_own_file(name, issued or {}))
     if submission.refused:
         submission.files.clear()
         return submission
@@ -189,6 +188,27 @@ def unique_names(submissions: list[Submission]) -> None:
 
 
 # --- folders ------------------------------------------------------------------------------------
+
+def own_files(folder: Path, issued: dict[str, bytes]) -> tuple[str, ...]:
+    """The student's own modules in ``folder`` (``is_own_file``), the first ``MAX_OWN_FILES``
+    of them in a walk that follows no link."""
+    found, pending = [], [""]
+    while pending and len(found) < MAX_OWN_FILES:
+        relative = pending.pop()
+        try:
+            with os.scandir(folder / relative) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            name = f"{relative}{entry.name}"
+            if entry.is_dir(follow_symlinks=False) and not name.startswith(TRUSTED) \
+                    and not entry.name.startswith(".") and entry.name != "__pycache__":
+                pending.append(name + "/")
+            elif entry.is_file(follow_symlinks=False) and is_own_file(name, issued):
+                found.append(name)
+    return tuple(found[:MAX_OWN_FILES])
+
 
 def _read_folder(folder: Path, editable: tuple[str, ...], submission: Submission) -> None:
     base = os.path.realpath(folder)

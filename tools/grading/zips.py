@@ -1,7 +1,8 @@
 """Reading a hand-in that is a ``.zip``: only the members that matter, never unpacked to disk.
 
-Contract: ``read_zip(path, editable, submission)`` fills ``submission`` (``handin.py``) with
-the editable files and the check files found under the folder that holds most of them. A
+Contract: ``read_zip(path, editable, submission, own)`` fills ``submission`` (``handin.py``)
+with the editable files, the student's own modules and the check files found under the folder
+that holds most of them. A
 damaged archive of any kind (bad deflate data, an unknown version or method, a name flagged
 UTF-8 that is not, random damage), one with more than ``MAX_MEMBERS`` members and one with two
 members of the same name are refused whole (``submission.refused``, one line); single members
@@ -20,15 +21,20 @@ import stat
 import zipfile
 from collections import Counter
 from pathlib import Path, PurePosixPath
+from typing import Callable
 
 from tools.grading.handin import (
-    MAX_CHECK_FILES, MAX_FILE_BYTES, MAX_MEMBERS, NOTED_NAMES, Submission, is_check_file)
+    MAX_CHECK_FILES, MAX_FILE_BYTES, MAX_MEMBERS, MAX_OWN_FILES, NOTED_NAMES, Submission,
+    is_check_file)
 from tools.grading.text import one_line, shown
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
-def read_zip(path: Path, editable: tuple[str, ...], submission: Submission) -> None:
+def read_zip(path: Path, editable: tuple[str, ...], submission: Submission,
+             own: Callable[[str], bool] = lambda name: False) -> None:
+    """Fill ``submission`` from the zip ``path``: ``editable`` files, the student's own
+    modules (the names ``own`` accepts, ``MAX_OWN_FILES`` at most) and the check files."""
     try:
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
@@ -44,7 +50,9 @@ def read_zip(path: Path, editable: tuple[str, ...], submission: Submission) -> N
                 return
             usable = _usable_members(members, submission)
             prefix = _prefix(list(usable), editable)
-            for name in editable:
+            mine = [name[len(prefix):] for name in sorted(usable)
+                    if name.startswith(prefix) and own(name[len(prefix):])][:MAX_OWN_FILES]
+            for name in [*editable, *mine]:
                 member = usable.get(prefix + name)
                 if member is not None:
                     _read_member(archive, member, name, submission)

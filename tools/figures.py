@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tools.benchmarks.machine import machine  # noqa: E402  (the project root must be on the path)
+from tools.benchmarks.timed import TIMED, quoted_lines, read_slowest  # noqa: E402
 
 COSTS = ("instant", "seconds", "minutes")   # on an idle 2-core machine, per figure
 BENCH_RECORD = ROOT / "Data" / "bench.txt"
@@ -302,7 +303,6 @@ def tests(repo: Path, writing: bool) -> str:
     suites = code(f"make test        # the quick suite: {every - slow:,} tests, all but the slow "
                   f"ones\nmake test-all    # all {every:,} tests of a clone, the {slow:,} slow ones "
                   "too (CI runs this one)")
-    from tools.benchmarks.timed import read_slowest
     slowest = read_slowest().get("make test-all")
     listed = ("\n\nThe ten slowest tests of that `make test-all` run, as pytest printed them:\n"
               + code("\n".join(slowest)).rstrip("\n")) if slowest else ""
@@ -313,13 +313,11 @@ def tests(repo: Path, writing: bool) -> str:
 def timing_lines(repo: Path, document: str, commands: Sequence[str]) -> list[str]:
     """``- `make test`: 1 min 04 s (load average ...)`` for each command: its latest timed.py
     run here (Data/timings.txt), else the line ``document`` (of ``repo``) has for it."""
-    from tools.benchmarks.timed import quoted_lines
     return quoted_lines(commands, (repo / document).read_text(encoding="utf-8").splitlines())
 
 
 def timings(repo: Path, writing: bool) -> str:
     """How long each long command took here, and under what load."""
-    from tools.benchmarks.timed import TIMED
     return "\n" + "\n".join(timing_lines(repo, "docs/SPEED.md", TIMED)) + "\n\n"
 
 

@@ -59,18 +59,21 @@ def students_copy(students_built, tmp_path_factory) -> Path:
 
 # The modules whose tests run the class grader's boxes: a box of slot n runs as account n of
 # tools/grading/isolation.py, so two graders at once would share accounts (and their process
-# limits); under pytest-xdist they share one worker.
+# limits). Under pytest-xdist (make test-all: each worker runs whole modules) they take turns.
 BOX_MODULES = {"test_grade", "test_grade_cheats", "test_grade_hostile", "test_grade_report",
                "test_grade_sandbox", "test_selfcheck_forgery", "test_selfcheck_mistakes",
                "test_selfcheck_verdicts"}
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist's ``--dist loadgroup`` (make test-all): a module's tests run on one
-    worker, so that its module fixtures are made once, and the modules of ``BOX_MODULES``
-    together on one. (A wrapper: the marks must be there before xdist's own hook reads them.)"""
-    for item in items:
-        module = item.module.__name__.rpartition(".")[2]
-        item.add_marker(pytest.mark.xdist_group("boxes" if module in BOX_MODULES else module))
-    return (yield)
+@pytest.fixture(scope="module", autouse=True)
+def one_grader_at_a_time(request, tmp_path_factory):
+    """A module of ``BOX_MODULES`` holds a lock shared by the xdist workers while it runs."""
+    if "PYTEST_XDIST_WORKER" not in os.environ or \
+            request.module.__name__.rpartition(".")[2] not in BOX_MODULES:
+        yield
+        return
+    import fcntl
+    # the workers' temporary folders are beside each other, in the run's own folder
+    with open(tmp_path_factory.getbasetemp().parent / "boxes.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield

@@ -1,6 +1,10 @@
 """tools/benchmarks/timed.py: a long command's wall-clock time and the load it ran under, printed
 and kept for make docs (the README's and docs/SPEED.md's durations quote it)."""
 
+import os
+import re
+import shutil
+import subprocess
 import sys
 
 import pytest
@@ -27,6 +31,26 @@ def test_a_timed_command_prints_its_time_and_load_and_is_kept(record, capfd):
     assert " before, " in out[1] and " while it ran, " in out[1] and out[1].endswith(" UTC")
     [kept] = timed.read_record().values()
     assert kept.command == "python -c print('ran')" and kept.status == 0 and kept.seconds < 60
+    # the processor it ran on, by the model name lscpu shows, is kept and said with the time
+    assert kept.processor == timed.processor_name() != timed.UNKNOWN_PROCESSOR
+    assert f" cores of {timed.with_article(kept.processor)}; " in out[1]
+
+
+def test_the_processor_is_the_model_name_lscpu_shows():
+    lscpu = shutil.which("lscpu")
+    if lscpu is None:
+        pytest.skip("no lscpu here to compare with")
+    shown = subprocess.run([lscpu], capture_output=True, text=True, check=True,
+                           env={"LC_ALL": "C", "PATH": os.environ.get("PATH", "")}).stdout
+    model = re.search(r"^Model name:\s*(.+)$", shown, re.M)
+    assert model and timed.processor_name() == " ".join(model[1].split())
+
+
+def test_a_record_written_before_processors_were_kept_still_reads(record):
+    record.write_text("make dqn\t41\t0\t0.7\t1.1\t2\t2026-12-07 02:09 UTC\n")
+    kept = timed.read_record()["make dqn"]
+    assert (kept.seconds, kept.processor) == (41, timed.UNKNOWN_PROCESSOR)
+    assert "2 cores of a processor not recorded; 2026-12-07 02:09 UTC" in kept.summary()
 
 
 def test_the_latest_run_of_a_command_replaces_the_earlier_one(record):
@@ -59,11 +83,11 @@ def test_durations_read_as_a_person_says_them(seconds, said):
 
 def test_the_docs_quote_each_command_from_the_record_or_keep_their_line(record, tmp_path):
     (tmp_path / "README.md").write_text("- `make test-all`: 28 min 10 s (as written before)\n")
-    timed.keep(timed.Timing("make test", 64, 0, 0.4, 1.3, 2, "2026-12-06 02:40 UTC"))
+    timed.keep(timed.Timing("make test", 64, 0, 0.4, 1.3, 2, "2026-12-06 02:40 UTC", "AMD EPYC"))
     lines = figures.timing_lines(tmp_path, "README.md", ("make test", "make test-all", "make dqn"))
     assert lines == [
-        "- `make test`: 1 min 04 s (1-minute load average 0.4 before, 1.3 while it ran; 2 cores; "
-        "2026-12-06 02:40 UTC)",
+        "- `make test`: 1 min 04 s (1-minute load average 0.4 before, 1.3 while it ran; 2 cores "
+        "of an AMD EPYC; 2026-12-06 02:40 UTC)",
         "- `make test-all`: 28 min 10 s (as written before)",
         "- `make dqn`: not timed here yet (`python tools/benchmarks/timed.py make dqn`)"]
 

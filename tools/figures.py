@@ -120,13 +120,15 @@ def torch_kernels() -> str:
 
 def timed_run(repo: Path, *args: str) -> tuple[str, str]:
     """What ``python ARGS`` printed (through ``lines``), and how long it took under what load:
-    ``12 s in all, on a 2-core machine, load average 0.4 before and 1.9 after``."""
+    ``12 s in all, on 2 cores of an AMD EPYC, load average 0.4 before and 1.9 after``."""
+    from tools.benchmarks.timed import processor_name, with_article
     before = os.getloadavg()[0]
     started = time.perf_counter()
     printed = lines(run(repo, *args))
     seconds = time.perf_counter() - started
-    return printed, (f"{seconds:.0f} s in all, on a {os.cpu_count()}-core machine, load average "
-                     f"{before:.1f} before and {os.getloadavg()[0]:.1f} after")
+    machine = with_article(processor_name())
+    return printed, (f"{seconds:.0f} s in all, on {os.cpu_count()} cores of {machine}, load "
+                     f"average {before:.1f} before and {os.getloadavg()[0]:.1f} after")
 
 
 def dqn(repo: Path, writing: bool) -> str:

@@ -14,6 +14,7 @@ one line per command (the latest run of each), which ``make docs`` quotes in REA
 from __future__ import annotations
 
 import os
+import platform
 import subprocess
 import sys
 import threading
@@ -34,10 +35,33 @@ TIMED = ("make test", "make test-all", "make dqn", "make bench", "make docs",
          "python -m jupyter execute notebooks/bigger_boards.ipynb")
 
 
+UNKNOWN_PROCESSOR = "processor not recorded"
+
+
+def processor_name() -> str:
+    """The processor's model name, as ``lscpu`` shows it (``AMD EPYC``, ``Intel(R) Xeon(R) ...``),
+    read from /proc/cpuinfo; elsewhere what Python knows of it."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name" and value.strip():
+                    return " ".join(value.split())
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or UNKNOWN_PROCESSOR
+
+
+def with_article(processor: str) -> str:
+    """``an AMD EPYC``, ``a processor not recorded``: a processor's name in a sentence."""
+    return f"{'an' if processor[:1] in tuple('AEIOU') else 'a'} {processor}"
+
+
 @dataclass(frozen=True)
 class Timing:
     """One timed run: the command, its wall-clock seconds and exit status, the 1-minute load
-    average before it and on average while it ran, the machine's cores, and when (UTC)."""
+    average before it and on average while it ran, the machine's cores, when (UTC), and the
+    processor's model name."""
     command: str
     seconds: float
     status: int
@@ -45,25 +69,28 @@ class Timing:
     load_during: float
     cores: int
     when: str
+    processor: str = UNKNOWN_PROCESSOR
 
     def line(self) -> str:
         """The record's line (tab-separated), which ``parse`` reads back."""
         return "\t".join((self.command, f"{self.seconds:.0f}", str(self.status),
                           f"{self.load_before:.1f}", f"{self.load_during:.1f}", str(self.cores),
-                          self.when))
+                          self.when, self.processor))
 
     @classmethod
     def parse(cls, line: str) -> Timing:
-        command, seconds, status, before, during, cores, when = line.rstrip("\n").split("\t")
+        """A record's line; one written before processors were recorded has seven fields."""
+        command, seconds, status, before, during, cores, when, *processor = \
+            line.rstrip("\n").split("\t")
         return cls(command, float(seconds), int(status), float(before), float(during),
-                   int(cores), when)
+                   int(cores), when, *processor[:1])
 
     def summary(self) -> str:
-        """``make test: 1 min 12 s (exit 0); load average 0.4 before, 1.9 while it ran, 2 cores;
-        2026-12-06 02:30 UTC``."""
+        """``make test: 1 min 12 s (exit 0); load average 0.4 before, 1.9 while it ran, 2 cores
+        of an AMD EPYC; 2026-12-06 02:30 UTC``."""
         return (f"{self.command}: {duration(self.seconds)} (exit {self.status}); load average "
                 f"{self.load_before:.1f} before, {self.load_during:.1f} while it ran, "
-                f"{self.cores} cores; {self.when}")
+                f"{self.cores} cores of {with_article(self.processor)}; {self.when}")
 
 
 def duration(seconds: float) -> str:
@@ -107,7 +134,8 @@ def time_command(command: list[str]) -> Timing:
     seconds = time.perf_counter() - started
     samples.append(load_average())
     return Timing(" ".join(command), seconds, status, before, sum(samples) / len(samples),
-                  os.cpu_count() or 1, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+                  os.cpu_count() or 1, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                  processor_name())
 
 
 def read_record(path: Path | None = None) -> dict[str, Timing]:
@@ -143,7 +171,8 @@ def quoted_lines(commands: Sequence[str], written: list[str]) -> list[str]:
         if timing is not None:
             found.append(f"{start}{duration(timing.seconds)} (1-minute load average "
                          f"{timing.load_before:.1f} before, {timing.load_during:.1f} while it "
-                         f"ran; {timing.cores} cores; {timing.when})")
+                         f"ran; {timing.cores} cores of "
+                         f"{with_article(timing.processor)}; {timing.when})")
         else:
             found.append(next((line for line in written if line.startswith(start)),
                               f"{start}not timed here yet (`python tools/benchmarks/timed.py "

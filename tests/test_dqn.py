@@ -445,22 +445,24 @@ def test_the_score_counts_unbeatable_sides_first_then_the_training_opponent():
     assert checkpoints.policy_score([perfect, MinimaxAgent(O)], "self")[0] == 2
 
 
-def keeper_fed(scores: list[tuple], monkeypatch) -> tuple:
+def keeper_fed(scores: list[tuple], average: tuple, monkeypatch) -> tuple:
     """A ``BestCheckpoint`` over 200 episodes shown one network whose first weight is set to
-    the episode count at each check, the check scoring ``scores`` in turn; returns (keeper,
-    network, optimizer, the checks' episode counts)."""
+    the episode count at each check, the checks scoring ``scores`` in turn and the average of
+    the checked networks ``average``; returns (keeper, network, optimizer, the checks' episode
+    counts)."""
     network = Net.QNetwork((4,))
     optimizer = torch.optim.Adam(network.parameters(), lr=0.001)
     keeper = checkpoints.BestCheckpoint([DQNAgent(X, network=network)], "random", 0, 200, 200)
     due = sorted(keeper.due)
     assert due[0] == 100 and due[-1] == 200 and len(due) == len(scores)
-    given = iter(scores)
+    given = iter([*scores, average])
     monkeypatch.setattr(checkpoints, "policy_score", lambda agents, opponent: next(given))
     for episode in range(1, 201):
         with torch.no_grad():
             network.layers[0].weight[0, 0] = float(episode)
         optimizer.state[network.layers[0].weight] = {"step": torch.tensor(float(episode))}
         keeper.consider(episode, network, optimizer)
+    assert next(given, None) is None          # every check measured, and the average once
     return keeper, network, optimizer, due
 
 
@@ -469,19 +471,42 @@ def test_the_best_checked_network_is_put_back_at_the_end_with_its_optimiser_stat
     scores = [(0, 0.9, 1.0)] * len(due)
     best = len(due) // 3
     scores[best] = (1, 0.5, 0.5)          # unbeatable beats any share of wins
-    keeper, network, optimizer, due = keeper_fed(scores, monkeypatch)
+    keeper, network, optimizer, due = keeper_fed(scores, (0, 0.95, 1.0), monkeypatch)
     assert network.layers[0].weight[0, 0].item() == due[best]
-    assert keeper.kept_episode == due[best] and keeper.checks == len(due)
+    assert keeper.record() == {"kept_episode": due[best]} and keeper.checks == len(due)
     assert optimizer.state_dict()["state"][0]["step"].item() == due[best]
-    assert f"after {due[best]:,} episodes: the best of {len(due)} exact checks" in keeper.describe()
+    assert (f"kept the network after {due[best]:,} episodes, the best of {len(due)} checked "
+            f"exactly over the second half of the run and better than their average (1 of the "
+            f"{len(due)} were as good alone;") in keeper.describe()
 
 
 def test_ties_go_to_the_later_network(monkeypatch):
     due = sorted(checkpoints.checkpoint_episodes(100, 200, checkpoints.CHECKS))
     scores = [(1, 0.9, 1.0)] * len(due)
     scores[-1] = (1, 0.8, 1.0)
-    keeper, network, _, due = keeper_fed(scores, monkeypatch)
-    assert keeper.kept_episode == due[-2] == network.layers[0].weight[0, 0].item()
+    keeper, network, _, due = keeper_fed(scores, (1, 0.8, 1.0), monkeypatch)
+    assert keeper.record()["kept_episode"] == due[-2] == network.layers[0].weight[0, 0].item()
+
+
+def test_the_average_of_the_checked_networks_is_kept_when_it_is_as_good_as_the_best(monkeypatch):
+    """The average's values do not hang on where the last steps left the network: it is kept
+    unless a checked network is strictly better; the line says how many checked networks alone
+    were as good (the margin a change in the last bits would have to take away)."""
+    due = sorted(checkpoints.checkpoint_episodes(100, 200, checkpoints.CHECKS))
+    scores = [(1, 0.9, 1.0)] * len(due)
+    scores[::4] = [(1, 0.8, 1.0)] * len(scores[::4])
+    moments = {"step": torch.tensor(200.0)}
+    keeper, network, optimizer, due = keeper_fed(scores, (1, 0.9, 1.0), monkeypatch)
+    assert network.layers[0].weight[0, 0].item() == pytest.approx(sum(due) / len(due))
+    assert keeper.record() == {"kept_average": len(due)}
+    assert optimizer.state_dict()["state"][0] == moments       # Adam goes on as it was
+    as_good = len(due) - len(scores[::4])
+    assert keeper.describe().startswith(
+        f"kept the average of the {len(due)} networks checked exactly over the second half of the "
+        f"run ({as_good} of the {len(due)} were as good alone;")
+    # an average better than every check alone says so
+    keeper, *_ = keeper_fed(scores, (1, 0.95, 1.0), monkeypatch)
+    assert f"(better than each of the {len(due)} alone;" in keeper.describe()
 
 
 @pytest.mark.slow
@@ -490,13 +515,17 @@ def test_a_run_keeps_its_best_check_and_says_so_and_keep_last_keeps_the_last(tmp
     best_path, last_path = tmp_path / "best.pt", tmp_path / "last.pt"
     printed = train(tmp_path, "--epochs", str(TINY), "--seed", "5", "--out", str(best_path),
                     *SMALL_NET)
-    kept = load_network(str(best_path)).meta["kept_episode"]
-    assert TINY // 2 <= kept <= TINY
-    assert f"kept the network after {kept:,} episodes" in printed
+    meta = load_network(str(best_path)).meta
+    if "kept_average" in meta:
+        assert meta["kept_average"] == TINY // 2 + 1 and "kept_episode" not in meta
+        assert f"kept the average of the {TINY // 2 + 1} networks checked" in printed
+    else:
+        assert TINY // 2 <= meta["kept_episode"] <= TINY
+        assert f"kept the network after {meta['kept_episode']:,} episodes" in printed
     printed = train(tmp_path, "--epochs", str(TINY), "--seed", "5", "--out", str(last_path),
                     "--keep", "last", *SMALL_NET)
-    assert "kept the network" not in printed
-    assert "kept_episode" not in load_network(str(last_path)).meta
+    assert "kept the" not in printed
+    assert not {"kept_episode", "kept_average"} & set(load_network(str(last_path)).meta)
     score = {path: checkpoints.policy_score([make_dqn_agent(str(path), X)], "random")
              for path in (best_path, last_path)}
     assert score[best_path] >= score[last_path]

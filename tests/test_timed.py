@@ -27,13 +27,26 @@ def test_a_timed_command_prints_its_time_and_load_and_is_kept(record, capfd):
     assert timed.main(["python", "-c", "print('ran')"]) == 0
     out = capfd.readouterr().out.splitlines()
     assert out[0] == "ran"
-    assert out[1].startswith("python -c print('ran'): 0 s (exit 0); load average ")
+    assert out[1].startswith("python -c print('ran'): 0 s, 0 s of CPU (exit 0); load average ")
     assert " before, " in out[1] and " while it ran, " in out[1] and out[1].endswith(" UTC")
     [kept] = timed.read_record().values()
     assert kept.command == "python -c print('ran')" and kept.status == 0 and kept.seconds < 60
     # the processor it ran on, by the model name lscpu shows, is kept and said with the time
     assert kept.processor == timed.processor_name() != timed.UNKNOWN_PROCESSOR
     assert f" cores of {timed.with_article(kept.processor)}; " in out[1]
+
+
+def test_the_cpu_time_of_the_command_and_its_children_is_kept_beside_the_wall_time(record,
+                                                                                    capfd):
+    """A busy machine stretches the wall time, hardly the CPU time: both are said."""
+    spin = ("import time; end = time.process_time() + 0.3; "
+            "all(iter(lambda: time.process_time() < end, False))")
+    assert timed.main(["python", "-c", spin]) == 0
+    [kept] = timed.read_record().values()
+    assert 0.3 <= kept.cpu <= kept.seconds + 0.5
+    assert f": {timed.duration(kept.seconds)}, {timed.duration(kept.cpu)} of CPU (exit 0)" in \
+        capfd.readouterr().out
+    assert timed.Timing.parse(kept.line()) == kept
 
 
 def test_the_processor_is_the_model_name_lscpu_shows():
@@ -49,7 +62,8 @@ def test_the_processor_is_the_model_name_lscpu_shows():
 def test_a_record_written_before_processors_were_kept_still_reads(record):
     record.write_text("make dqn\t41\t0\t0.7\t1.1\t2\t2026-12-07 02:09 UTC\n")
     kept = timed.read_record()["make dqn"]
-    assert (kept.seconds, kept.processor) == (41, timed.UNKNOWN_PROCESSOR)
+    assert (kept.seconds, kept.processor, kept.cpu) == (41, timed.UNKNOWN_PROCESSOR, None)
+    assert kept.summary().startswith("make dqn: 41 s (exit 0)")
     assert "2 cores of a processor not recorded; 2026-12-07 02:09 UTC" in kept.summary()
 
 
@@ -83,11 +97,12 @@ def test_durations_read_as_a_person_says_them(seconds, said):
 
 def test_the_docs_quote_each_command_from_the_record_or_keep_their_line(record, tmp_path):
     (tmp_path / "README.md").write_text("- `make test-all`: 28 min 10 s (as written before)\n")
-    timed.keep(timed.Timing("make test", 64, 0, 0.4, 1.3, 2, "2026-12-06 02:40 UTC", "AMD EPYC"))
+    timed.keep(timed.Timing("make test", 64, 0, 0.4, 1.3, 2, "2026-12-06 02:40 UTC", "AMD EPYC",
+                            61))
     lines = figures.timing_lines(tmp_path, "README.md", ("make test", "make test-all", "make dqn"))
     assert lines == [
-        "- `make test`: 1 min 04 s (1-minute load average 0.4 before, 1.3 while it ran; 2 cores "
-        "of an AMD EPYC; 2026-12-06 02:40 UTC)",
+        "- `make test`: 1 min 04 s, 1 min 01 s of CPU (1-minute load average 0.4 before, 1.3 "
+        "while it ran; 2 cores of an AMD EPYC; 2026-12-06 02:40 UTC)",
         "- `make test-all`: 28 min 10 s (as written before)",
         "- `make dqn`: not timed here yet (`python tools/benchmarks/timed.py make dqn`)"]
 

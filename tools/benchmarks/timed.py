@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import platform
+import resource
 import subprocess
 import sys
 import threading
@@ -60,8 +61,9 @@ def with_article(processor: str) -> str:
 @dataclass(frozen=True)
 class Timing:
     """One timed run: the command, its wall-clock seconds and exit status, the 1-minute load
-    average before it and on average while it ran, the machine's cores, when (UTC), and the
-    processor's model name."""
+    average before it and on average while it ran, the machine's cores, when (UTC), the
+    processor's model name, and the CPU seconds the command and its children used (None in a
+    record written before they were kept): on a busy machine the wall time grows, they hardly do."""
     command: str
     seconds: float
     status: int
@@ -70,25 +72,34 @@ class Timing:
     cores: int
     when: str
     processor: str = UNKNOWN_PROCESSOR
+    cpu: float | None = None
 
     def line(self) -> str:
         """The record's line (tab-separated), which ``parse`` reads back."""
         return "\t".join((self.command, f"{self.seconds:.0f}", str(self.status),
                           f"{self.load_before:.1f}", f"{self.load_during:.1f}", str(self.cores),
-                          self.when, self.processor))
+                          self.when, self.processor,
+                          "" if self.cpu is None else f"{self.cpu:.1f}"))
 
     @classmethod
     def parse(cls, line: str) -> Timing:
-        """A record's line; one written before processors were recorded has seven fields."""
-        command, seconds, status, before, during, cores, when, *processor = \
+        """A record's line; one written before processors (CPU seconds) were kept has seven
+        (eight) fields."""
+        command, seconds, status, before, during, cores, when, *later = \
             line.rstrip("\n").split("\t")
+        processor, cpu = (later + [UNKNOWN_PROCESSOR, ""])[:2]
         return cls(command, float(seconds), int(status), float(before), float(during),
-                   int(cores), when, *processor[:1])
+                   int(cores), when, processor, float(cpu) if cpu else None)
+
+    def spent(self) -> str:
+        """``22 min 21 s, 52 s of CPU``: the wall time, and the CPU time where it was kept."""
+        cpu = "" if self.cpu is None else f", {duration(self.cpu)} of CPU"
+        return f"{duration(self.seconds)}{cpu}"
 
     def summary(self) -> str:
-        """``make test: 1 min 12 s (exit 0); load average 0.4 before, 1.9 while it ran, 2 cores
-        of an AMD EPYC; 2026-12-06 02:30 UTC``."""
-        return (f"{self.command}: {duration(self.seconds)} (exit {self.status}); load average "
+        """``make test: 1 min 12 s, 1 min 10 s of CPU (exit 0); load average 0.4 before, 1.9
+        while it ran, 2 cores of an AMD EPYC; 2026-12-06 02:30 UTC``."""
+        return (f"{self.command}: {self.spent()} (exit {self.status}); load average "
                 f"{self.load_before:.1f} before, {self.load_during:.1f} while it ran, "
                 f"{self.cores} cores of {with_article(self.processor)}; {self.when}")
 
@@ -120,6 +131,7 @@ def time_command(command: list[str]) -> Timing:
         while not done.wait(SAMPLE_EVERY):
             samples.append(load_average())
     before = load_average()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     sampler = threading.Thread(target=sample, daemon=True)
     started = time.perf_counter()
     sampler.start()
@@ -132,10 +144,12 @@ def time_command(command: list[str]) -> Timing:
     finally:
         done.set()
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime)
     samples.append(load_average())
     return Timing(" ".join(command), seconds, status, before, sum(samples) / len(samples),
                   os.cpu_count() or 1, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                  processor_name())
+                  processor_name(), cpu)
 
 
 def read_record(path: Path | None = None) -> dict[str, Timing]:
@@ -169,7 +183,7 @@ def quoted_lines(commands: Sequence[str], written: list[str]) -> list[str]:
         start = f"- `{command}`: "
         timing = record.get(command)
         if timing is not None:
-            found.append(f"{start}{duration(timing.seconds)} (1-minute load average "
+            found.append(f"{start}{timing.spent()} (1-minute load average "
                          f"{timing.load_before:.1f} before, {timing.load_during:.1f} while it "
                          f"ran; {timing.cores} cores of "
                          f"{with_article(timing.processor)}; {timing.when})")

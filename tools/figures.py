@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -120,15 +121,20 @@ def torch_kernels() -> str:
 
 def timed_run(repo: Path, *args: str) -> tuple[str, str]:
     """What ``python ARGS`` printed (through ``lines``), and how long it took under what load:
-    ``12 s in all, on 2 cores of an AMD EPYC, load average 0.4 before and 1.9 after``."""
+    ``12 s in all (11 s of CPU), on 2 cores of an AMD EPYC, load average 0.4 before and 1.9
+    after``: on a busy machine the wall time grows, the CPU time hardly does."""
     from tools.benchmarks.timed import processor_name, with_article
     before = os.getloadavg()[0]
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     printed = lines(run(repo, *args))
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime)
     machine = with_article(processor_name())
-    return printed, (f"{seconds:.0f} s in all, on {os.cpu_count()} cores of {machine}, load "
-                     f"average {before:.1f} before and {os.getloadavg()[0]:.1f} after")
+    return printed, (f"{seconds:.0f} s in all ({cpu:.0f} s of CPU), on {os.cpu_count()} cores "
+                     f"of {machine}, load average {before:.1f} before and "
+                     f"{os.getloadavg()[0]:.1f} after")
 
 
 def dqn(repo: Path, writing: bool) -> str:

@@ -65,6 +65,13 @@ def test_a_record_written_before_processors_were_kept_still_reads(record):
     assert (kept.seconds, kept.processor, kept.cpu) == (41, timed.UNKNOWN_PROCESSOR, None)
     assert kept.summary().startswith("make dqn: 41 s (exit 0)")
     assert "2 cores of a processor not recorded; 2026-12-07 02:09 UTC" in kept.summary()
+    # and one with its processor but before CPU seconds were kept: the next run is kept beside it
+    record.write_text("make dqn\t1341\t0\t11.4\t14.4\t2\t2026-12-07 14:40 UTC\tAMD EPYC\n")
+    assert (timed.read_record()["make dqn"].processor, timed.read_record()["make dqn"].cpu) == \
+        ("AMD EPYC", None)
+    timed.keep(timed.Timing("make test", 64, 0, 0.4, 1.3, 2, "2026-12-07 15:00 UTC", "AMD EPYC",
+                            61.5))
+    assert set(timed.read_record()) == {"make dqn", "make test"}
 
 
 def test_the_latest_run_of_a_command_replaces_the_earlier_one(record):

@@ -87,7 +87,7 @@ class Timing:
         (eight) fields."""
         command, seconds, status, before, during, cores, when, *later = \
             line.rstrip("\n").split("\t")
-        processor, cpu = (later + [UNKNOWN_PROCESSOR, ""])[:2]
+        processor, cpu = (later + [UNKNOWN_PROCESSOR, ""][len(later):])[:2]
         return cls(command, float(seconds), int(status), float(before), float(during),
                    int(cores), when, processor, float(cpu) if cpu else None)
 

@@ -14,7 +14,10 @@ make a network learn it steadily:
   (double DQN), so that values do not creep upwards;
 - the Huber loss and Adam, whose learning rate falls over the run so the values settle
   (in self-play it stays: the opponent it learns against is itself, still changing);
-- a network's value of a move is the average over the board's eight symmetries.
+- a network's value of a move is the average over the board's eight symmetries;
+- the run ends with the average of the networks it checked over its second half, whose values
+  do not hang on where the last steps (and the processor's rounding) left them, unless one of
+  those networks alone is better (tictactoe_rl/training/checkpoints.py).
 
 After training it prints what it learned, exactly: results against random and advanced over
 every possible game, whether any line of play beats it, and in how many of its side's positions

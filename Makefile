@@ -53,7 +53,7 @@ train: venv
 	$(PY) MC_Trainer.py $(ARGS)
 
 # The next chapter: a neural Q-function (DQN), X against random, seed 1 (as the docs show), with
-# its exact report (how long: README.md, Tests).
+# its exact report (how long, on which processor: docs/SPEED.md, How long).
 dqn: venv
 	$(PY) DQN_Trainer.py --seed 1 $(ARGS)
 

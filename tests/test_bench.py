@@ -44,13 +44,33 @@ def test_the_dqn_line_gives_the_time_and_the_quality_a_verdict_each():
     (the single "BELOW TARGET" after "target <= 120 s" read as "fast enough")."""
     from tools.benchmarks import dqn as bench_dqn
     side = {"wins": 98.9583, "losses": 0.0, "unbeatable": True}
-    below = {"seed": 1, "sides": [side], "wall": 30.0, "cpu": 29.0, "met": False}
+    below = {"seed": 1, "sides": [side], "wall": 30.0, "cpu": 29.0, "met": False,
+             "margin": (3, 201)}
     assert bench_dqn.run_line("X vs random", below).endswith(": MISSED")
     line = bench_dqn.summary("X vs random", [below])
     assert "target met in 0 of 1 seeds; lowest X wins vs random 98.9583 %" in line
     assert line.endswith("quality MISSED, time ok")
     slow = bench_dqn.summary("self-play", [dict(below, wall=200.0, met=True)])
     assert slow.endswith("quality ok, time TOO SLOW")
+
+
+def test_the_dqn_lines_give_each_run_s_margin_and_the_lowest():
+    """How many checked networks alone were as good as the kept one: read from the report, shown
+    per run, and the lowest of a sweep in its summary (none for a run that kept its last)."""
+    from tools.benchmarks import dqn as bench_dqn
+    report = ("kept the average of the 201 networks checked exactly over the second half of the "
+              "run (156 of the 201 were as good alone; --keep last keeps the last)")
+    assert bench_dqn.margin_of(bench_dqn._MARGIN.search(report)) == (156, 201)
+    better = "kept the average ... (better than each of the 51 alone; --keep last keeps the last)"
+    assert bench_dqn.margin_of(bench_dqn._MARGIN.search(better)) == (0, 51)
+    assert bench_dqn.margin_of(bench_dqn._MARGIN.search("exact vs random ...")) is None
+    side = {"wins": 99.4792, "losses": 0.0, "unbeatable": True}
+    runs = [{"seed": seed, "sides": [side], "wall": 30.0, "cpu": 29.0, "met": True,
+             "margin": margin} for seed, margin in ((1, (156, 201)), (2, (40, 201)), (3, None))]
+    assert "; as good alone 40 of 201; wall 30.0 s" in bench_dqn.run_line("X vs random", runs[1])
+    assert "as good alone" not in bench_dqn.run_line("X vs random", runs[2])
+    assert "lowest X wins vs random 99.4792 %; lowest margin 40 of 201; wall median" in \
+        bench_dqn.summary("X vs random", runs)
 
 
 def test_compare_reads_every_trainers_defaults():

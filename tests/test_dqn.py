@@ -4,7 +4,6 @@ the exact tools measure, the positions where a policy errs, and the trainer end 
 the same seed gives the same weights, Ctrl-C saves, bad input is one line."""
 
 import contextlib
-import functools
 import io
 import os
 import re
@@ -398,39 +397,90 @@ def test_a_short_run_learns_and_reports_exactly(learned):
     assert meta["episodes_done"] == SHORT and meta["seed"] == 1 and meta["algorithm"] == "DQN"
 
 
-@functools.cache
-def kernel_levels() -> dict[str, str]:
-    """The kernel levels of torch this processor runs (tools/benchmarks/dqn.py), asked once."""
+# How much of a default run's result may hang on the rounding: at least this share of the
+# networks it checked must, alone, be as good as the one it keeps.
+MARGIN = 0.1
+NOISE = 1e-5      # relative: far above float32 rounding (1.2e-7), far below the values' gaps
+
+
+def kept_margin(printed: str) -> tuple[int, int]:
+    """``(checked networks as good alone, checks)`` from the report's kept-network line."""
     from tools.benchmarks import dqn as bench_dqn
-    return bench_dqn.kernel_levels()[0]
+    margin = bench_dqn.margin_of(bench_dqn._MARGIN.search(printed))
+    assert margin is not None, printed
+    return margin
 
 
-@pytest.mark.slow       # twelve default runs, each a process: about ten minutes
+def holds_under_noise(path: Path, player: int, draws: int = 3) -> list[tuple]:
+    """The exact score of the network at ``path`` for ``player`` with its weights multiplied by
+    ``1 + NOISE * N(0, 1)`` in ``draws`` ways: what another processor's last bits do to it."""
+    agent = make_dqn_agent(str(path), player)
+    weights = {name: tensor.clone() for name, tensor in agent.network.state_dict().items()}
+    noise = torch.Generator().manual_seed(44)
+    scores = []
+    for _ in range(draws):
+        with torch.no_grad():
+            for name, parameter in agent.network.named_parameters():
+                parameter.copy_(weights[name] * (1 + NOISE * torch.randn(
+                    parameter.shape, generator=noise)))
+        agent.network.updates += 1
+        scores.append(checkpoints.policy_score([agent], "random"))
+    return scores
+
+
+@pytest.mark.slow       # a default run: about 40 s of CPU
 @needs_learning_steps
-@pytest.mark.parametrize("level", ["default", "avx2", "native"])
-@pytest.mark.parametrize("opponent, seed", [("random", 3), ("random", 4), ("self", 1), ("self", 3)])
-def test_a_default_run_reaches_the_target_whichever_kernels_run(tmp_path, level, opponent, seed):
-    """``python DQN_Trainer.py --seed S`` (and with ``--opponent self``), with its defaults, under
-    each level of torch's CPU kernels (``ATEN_CPU_CAPABILITY``): X wins at least 99 % of all games
-    against random, loses none and is unbeatable; in self-play X and O are both unbeatable. X's
-    seeds 3 and 4 opened in the centre (98.96 %) under AVX2 and AVX-512 kernels before the run
-    kept its best checkpoint; O of self-play 1 and 3 was beatable before the self-play preset.
-    tools/benchmarks/dqn.py runs seeds 1-10 under every level."""
+def test_a_default_run_keeps_its_promise_with_margin_under_other_rounding(tmp_path):
+    """``python DQN_Trainer.py --seed 6`` gave 98.96 % on one AVX2 machine and 99.48 % on
+    another. Here its rounding is changed on purpose twice over -- torch's plain kernels instead
+    of the processor's own (``ATEN_CPU_CAPABILITY=default``) and two threads instead of one -- and
+    the promise still holds (X wins at least 99 % against random, loses none, is unbeatable),
+    with margin: many of the networks it checked were as good alone, and the kept network's
+    result survives noise in its weights far above any rounding. tools/benchmarks/dqn.py
+    runs seeds 1-10 under every kernel level."""
     from tools.benchmarks import dqn as bench_dqn
-    if level not in kernel_levels():
-        pytest.skip(f"kernels {level}: this processor has none, or they are another level's")
     path = tmp_path / "n.pt"
-    done = subprocess.run([sys.executable, "DQN_Trainer.py", "--seed", str(seed), "--opponent",
-                           opponent, "--out", str(path), "--threads", "1"], cwd=ROOT,
-                          capture_output=True, text=True, env=bench_dqn.kernel_env(level))
+    done = subprocess.run([sys.executable, "DQN_Trainer.py", "--seed", "6", "--out", str(path),
+                           "--threads", "2"], cwd=ROOT, capture_output=True, text=True,
+                          env=bench_dqn.kernel_env("default"))
     assert done.returncode == 0, done.stderr
-    x_agent = make_dqn_agent(str(path), X)
-    if opponent == "random":
-        wins, losses, _ = exact_result(x_agent, Random_Agent(O))
-        assert wins >= 0.99 and losses == 0, (wins, losses)
-        assert is_unbeatable(x_agent)
-    else:
-        assert is_unbeatable(x_agent) and is_unbeatable(make_dqn_agent(str(path), O))
+    agent = make_dqn_agent(str(path), X)
+    wins, losses, _ = exact_result(agent, Random_Agent(O))
+    assert wins >= 0.99 and losses == 0 and is_unbeatable(agent), (wins, losses)
+    as_good, checks = kept_margin(done.stdout)
+    assert as_good >= MARGIN * checks, done.stdout
+    kept = checkpoints.policy_score([agent], "random")
+    assert holds_under_noise(path, X) == [kept] * 3
+
+
+@pytest.mark.slow       # a self-play run: about 30 s of CPU
+@needs_learning_steps
+def test_self_play_keeps_both_sides_unbeatable_when_the_first_weights_move_by_noise(
+        tmp_path, monkeypatch):
+    """The rounding's differences grow over a run into another network altogether; so does noise
+    of 1e-6 in the first weights, which any processor can make. Self-play (seed 1) started from
+    such weights still ends with X and O both unbeatable."""
+    from tictactoe_rl.training import dqn
+
+    class Jittered(Net.QNetwork):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            noise = torch.Generator().manual_seed(6)
+            with torch.no_grad():
+                for parameter in self.parameters():
+                    parameter.mul_(1 + 1e-6 * torch.randn(parameter.shape, generator=noise))
+    monkeypatch.setattr(dqn, "QNetwork", Jittered)
+    path = tmp_path / "self.pt"
+    printed = train(tmp_path, "--opponent", "self", "--seed", "1", "--out", str(path))
+    for player in (X, O):
+        assert is_unbeatable(make_dqn_agent(str(path), player)), printed
+
+    def first_weights(kind: type) -> torch.Tensor:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(1)
+            return kind().layers[0].weight
+    jittered, plain = first_weights(Jittered), first_weights(Net.QNetwork)
+    assert not torch.equal(jittered, plain) and torch.allclose(jittered, plain, rtol=1e-5, atol=0)
 
 
 # --- the network a run ends with -----------------------------------------------------------------
@@ -445,22 +495,24 @@ def test_the_score_counts_unbeatable_sides_first_then_the_training_opponent():
     assert checkpoints.policy_score([perfect, MinimaxAgent(O)], "self")[0] == 2
 
 
-def keeper_fed(scores: list[tuple], monkeypatch) -> tuple:
+def keeper_fed(scores: list[tuple], average: tuple, monkeypatch) -> tuple:
     """A ``BestCheckpoint`` over 200 episodes shown one network whose first weight is set to
-    the episode count at each check, the check scoring ``scores`` in turn; returns (keeper,
-    network, optimizer, the checks' episode counts)."""
+    the episode count at each check, the checks scoring ``scores`` in turn and the average of
+    the checked networks ``average``; returns (keeper, network, optimizer, the checks' episode
+    counts)."""
     network = Net.QNetwork((4,))
     optimizer = torch.optim.Adam(network.parameters(), lr=0.001)
     keeper = checkpoints.BestCheckpoint([DQNAgent(X, network=network)], "random", 0, 200, 200)
     due = sorted(keeper.due)
     assert due[0] == 100 and due[-1] == 200 and len(due) == len(scores)
-    given = iter(scores)
+    given = iter([*scores, average])
     monkeypatch.setattr(checkpoints, "policy_score", lambda agents, opponent: next(given))
     for episode in range(1, 201):
         with torch.no_grad():
             network.layers[0].weight[0, 0] = float(episode)
         optimizer.state[network.layers[0].weight] = {"step": torch.tensor(float(episode))}
         keeper.consider(episode, network, optimizer)
+    assert next(given, None) is None          # every check measured, and the average once
     return keeper, network, optimizer, due
 
 
@@ -469,34 +521,61 @@ def test_the_best_checked_network_is_put_back_at_the_end_with_its_optimiser_stat
     scores = [(0, 0.9, 1.0)] * len(due)
     best = len(due) // 3
     scores[best] = (1, 0.5, 0.5)          # unbeatable beats any share of wins
-    keeper, network, optimizer, due = keeper_fed(scores, monkeypatch)
+    keeper, network, optimizer, due = keeper_fed(scores, (0, 0.95, 1.0), monkeypatch)
     assert network.layers[0].weight[0, 0].item() == due[best]
-    assert keeper.kept_episode == due[best] and keeper.checks == len(due)
+    assert keeper.record() == {"kept_episode": due[best]} and keeper.checks == len(due)
     assert optimizer.state_dict()["state"][0]["step"].item() == due[best]
-    assert f"after {due[best]:,} episodes: the best of {len(due)} exact checks" in keeper.describe()
+    assert (f"kept the network after {due[best]:,} episodes, the best of {len(due)} checked "
+            f"exactly over the second half of the run and better than their average (1 of the "
+            f"{len(due)} were as good alone;") in keeper.describe()
 
 
 def test_ties_go_to_the_later_network(monkeypatch):
     due = sorted(checkpoints.checkpoint_episodes(100, 200, checkpoints.CHECKS))
     scores = [(1, 0.9, 1.0)] * len(due)
     scores[-1] = (1, 0.8, 1.0)
-    keeper, network, _, due = keeper_fed(scores, monkeypatch)
-    assert keeper.kept_episode == due[-2] == network.layers[0].weight[0, 0].item()
+    keeper, network, _, due = keeper_fed(scores, (1, 0.8, 1.0), monkeypatch)
+    assert keeper.record()["kept_episode"] == due[-2] == network.layers[0].weight[0, 0].item()
+
+
+def test_the_average_of_the_checked_networks_is_kept_when_it_is_as_good_as_the_best(monkeypatch):
+    """The average's values do not hang on where the last steps left the network: it is kept
+    unless a checked network is strictly better; the line says how many checked networks alone
+    were as good (the margin a change in the last bits would have to take away)."""
+    due = sorted(checkpoints.checkpoint_episodes(100, 200, checkpoints.CHECKS))
+    scores = [(1, 0.9, 1.0)] * len(due)
+    scores[::4] = [(1, 0.8, 1.0)] * len(scores[::4])
+    moments = {"step": torch.tensor(200.0)}
+    keeper, network, optimizer, due = keeper_fed(scores, (1, 0.9, 1.0), monkeypatch)
+    assert network.layers[0].weight[0, 0].item() == pytest.approx(sum(due) / len(due))
+    assert keeper.record() == {"kept_average": len(due)}
+    assert optimizer.state_dict()["state"][0] == moments       # Adam goes on as it was
+    as_good = len(due) - len(scores[::4])
+    assert keeper.describe().startswith(
+        f"kept the average of the {len(due)} networks checked exactly over the second half of the "
+        f"run ({as_good} of the {len(due)} were as good alone;")
+    # an average better than every check alone says so
+    keeper, *_ = keeper_fed(scores, (1, 0.95, 1.0), monkeypatch)
+    assert f"(better than each of the {len(due)} alone;" in keeper.describe()
 
 
 @pytest.mark.slow
 @needs_learning_steps
-def test_a_run_keeps_its_best_check_and_says_so_and_keep_last_keeps_the_last(tmp_path):
+def test_a_run_says_which_network_it_kept_and_keep_last_keeps_the_last(tmp_path):
     best_path, last_path = tmp_path / "best.pt", tmp_path / "last.pt"
     printed = train(tmp_path, "--epochs", str(TINY), "--seed", "5", "--out", str(best_path),
                     *SMALL_NET)
-    kept = load_network(str(best_path)).meta["kept_episode"]
-    assert TINY // 2 <= kept <= TINY
-    assert f"kept the network after {kept:,} episodes" in printed
+    meta = load_network(str(best_path)).meta
+    if "kept_average" in meta:
+        assert meta["kept_average"] == TINY // 2 + 1 and "kept_episode" not in meta
+        assert f"kept the average of the {TINY // 2 + 1} networks checked" in printed
+    else:
+        assert TINY // 2 <= meta["kept_episode"] <= TINY
+        assert f"kept the network after {meta['kept_episode']:,} episodes" in printed
     printed = train(tmp_path, "--epochs", str(TINY), "--seed", "5", "--out", str(last_path),
                     "--keep", "last", *SMALL_NET)
-    assert "kept the network" not in printed
-    assert "kept_episode" not in load_network(str(last_path)).meta
+    assert "kept the" not in printed
+    assert not {"kept_episode", "kept_average"} & set(load_network(str(last_path)).meta)
     score = {path: checkpoints.policy_score([make_dqn_agent(str(path), X)], "random")
              for path in (best_path, last_path)}
     assert score[best_path] >= score[last_path]

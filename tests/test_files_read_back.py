@@ -37,33 +37,40 @@ def script(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 
 # --- a network saved before its first optimiser step -------------------------------------------
 
-def keep_best_of(network: Net.QNetwork, steps_at, monkeypatch) -> Net.QNetwork:
+def keep_best_of(network: Net.QNetwork, steps_at, monkeypatch,
+                 average: tuple = (0, 0.0, 0.0)) -> tuple[Net.QNetwork, dict]:
     """Feed a ``BestCheckpoint`` over 200 episodes one network that has taken ``steps_at(e)``
-    optimiser steps after episode ``e`` (its weights unchanged), scoring the first check best;
-    return the network it ends with."""
+    optimiser steps after episode ``e`` (its weights unchanged), scoring the first check best
+    and their average ``average``; return the network it ends with and what its file records."""
     optimizer = torch.optim.Adam(network.parameters(), lr=0.001)
     keeper = checkpoints.BestCheckpoint([DQNAgent(X, network=network)], "random", 0, 200, 200)
-    scores = iter([(1, 0.0, 0.0)] + [(0, 0.0, 0.0)] * (len(keeper.due) - 1))
+    scores = iter([(1, 0.0, 0.0)] + [(0, 0.0, 0.0)] * (len(keeper.due) - 1) + [average])
     monkeypatch.setattr(checkpoints, "policy_score", lambda agents, opponent: next(scores))
     for episode in range(1, 201):
         network.updates = steps_at(episode)
         keeper.consider(episode, network, optimizer)
-    assert keeper.kept_episode == min(keeper.due) == 100
-    return network
+    return network, keeper.record()
 
 
 def test_the_kept_network_says_the_steps_its_optimiser_state_was_taken_at(monkeypatch,
                                                                           tmp_path):
     """A run that took no step keeps a network of no step (it once said one, with no optimiser
     state to match, and every reader refused the file as damaged); one that did keeps the
-    count of the network it kept, not of the last."""
-    unstepped = keep_best_of(Net.QNetwork((4,)), lambda episode: 0, monkeypatch)
-    assert unstepped.updates == 0
+    count of the network it kept, not of the last: the best check's, or, for the average of
+    the checks, the last one's, whose Adam state it keeps."""
+    unstepped, record = keep_best_of(Net.QNetwork((4,)), lambda episode: 0, monkeypatch)
+    assert record == {"kept_episode": 100} and unstepped.updates == 0
     path = tmp_path / "n.pt"
     save_network(str(path), unstepped, (X,), {}, {"state": {}, "param_groups": []})
     assert load_network(str(path), resume=True).optimizer == {}
-    assert keep_best_of(Net.QNetwork((4,)), lambda episode: episode // 2,
-                        monkeypatch).updates == 50
+    best, record = keep_best_of(Net.QNetwork((4,)), lambda episode: episode // 2, monkeypatch)
+    assert record == {"kept_episode": 100} and best.updates == 50
+    average, record = keep_best_of(Net.QNetwork((4,)), lambda episode: episode // 2, monkeypatch,
+                                   average=(1, 0.0, 0.0))
+    assert list(record) == ["kept_average"] and average.updates == 100
+    unstepped, record = keep_best_of(Net.QNetwork((4,)), lambda episode: 0, monkeypatch,
+                                     average=(1, 0.0, 0.0))
+    assert list(record) == ["kept_average"] and unstepped.updates == 0
 
 
 @pytest.fixture(scope="module")

@@ -58,7 +58,7 @@ class DQNAgent(Agent, LevelPolicy):
         self.decay_epochs = decay_epochs
         self._rate_epoch, self._rate = None, EPSILON_FINAL   # exploration_rate's last answer
         self.meta: dict = {}
-        self._policy_version = -1      # network.updates when the cached policy was worked out
+        self._policy_version = None    # network.weights_version when the policy was worked out
         self._values: torch.Tensor | None = None
         self._greedy: list[int] = []
 
@@ -71,12 +71,12 @@ class DQNAgent(Agent, LevelPolicy):
 
     def _policy(self) -> tuple[torch.Tensor, list[int]]:
         """The values and greedy move of every position, worked out again after each step."""
-        if self._policy_version != self.network.updates or self._values is None:
+        if self._policy_version != self.network.weights_version or self._values is None:
             with torch.no_grad():
                 values = symmetric_values(self.network)
             self._greedy = greedy_indices(values, self._masks).tolist()
             self._values = values.cpu()
-            self._policy_version = self.network.updates
+            self._policy_version = self.network.weights_version
         return self._values, self._greedy
 
     def q_values(self, state: State) -> dict[Action, float]:
@@ -124,13 +124,13 @@ class BoardDQNAgent(DQNAgent):
         shape = self.network.board
         self.symmetries = Symmetries(shape, self.network.device)
         self._answers: dict[State, list[float]] = {}
-        self._answered_at = -1
+        self._answered_at = None
 
     def _cell_values(self, state: State) -> list[float]:
         """The values of every cell's move in ``state`` (the side to move's view), as now."""
-        if self._answered_at != self.network.updates:
+        if self._answered_at != self.network.weights_version:
             self._answers.clear()
-            self._answered_at = self.network.updates
+            self._answered_at = self.network.weights_version
         found = self._answers.get(state)
         if found is None:
             cells = torch.tensor([[state.player * v for v in state.cells]],

@@ -103,7 +103,13 @@ class QNetwork(nn.Module):
             width = size
         layers.append(nn.Linear(width, board.size))
         self.layers = nn.Sequential(*layers)
-        self.updates = 0
+        self.updates = 0        # optimiser steps taken (Adam's moments are at this count)
+        self.loads = 0          # weights put in from elsewhere since (a kept checkpoint)
+
+    @property
+    def weights_version(self) -> tuple[int, int]:
+        """Names the weights as they are now, for the caches worked out from them."""
+        return self.updates, self.loads
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.layers(x)

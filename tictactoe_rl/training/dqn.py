@@ -70,8 +70,8 @@ class NetworkLearner:
         ``path`` cannot be written, into a fallback file that ``NotSaved`` names."""
         sides = tuple(agent.player for agent in self.agents)
         meta = dict(self.meta, episodes_done=episodes_done)
-        if self.keeper is not None and self.keeper.kept_episode is not None:
-            meta["kept_episode"] = self.keeper.kept_episode
+        if self.keeper is not None:
+            meta.update(self.keeper.record())
         save_or_keep(path, self.learner.network, sides, meta, self.learner.optimizer.state_dict())
 
     def describe(self, record: dict) -> None:

@@ -87,9 +87,10 @@ def add_network_flags(parser: cli.Parser, defaults: NetworkDefaults) -> None:
         help="new learning steps per optimiser step (default: "
              f"{defaults.steps_per_update}; a game against an opponent has about four)")
     add("--keep", choices=("best", "last"), default="best",
-        help="the network the run ends with: best, the best of 20 exact checks over the run's "
-             "second half (on 3x3: the same target on every processor, see docs/SPEED.md); "
-             "last, the last network (default: best)")
+        help="the network the run ends with: best, the average of the networks checked "
+             "exactly over the run's second half, or the best of them where it is better (on "
+             "3x3: the same target on every processor, see docs/ALGORITHMS.md); last, the last "
+             "network (default: best)")
     add("--device", choices=DEVICES, default="cpu",
         help="where the network computes: cpu, cuda, or auto (cuda when there is one) "
              "(default: cpu; a network this small is fastest there, and only there does "

@@ -5,18 +5,23 @@ torch's CPU kernels that this processor offers, with its exact results and its t
     python tools/benchmarks/dqn.py                     # seeds 1-10, both modes, every level
     python tools/benchmarks/dqn.py --seeds 1-3 --modes x --kernels native
     python tools/benchmarks/dqn.py -- --batch 512      # the same with other trainer flags
+    python tools/benchmarks/dqn.py --seeds 1-4 --kernels default -- --threads 2
+                                                       # the rounding changed twice over
 
 torch picks its CPU kernels by the processor (``ATEN_CPU_CAPABILITY``: the plain ``default``
 ones, ``avx2``, ``avx512``), and they round differently, so one seed trains another network on
 another processor. The levels run here: ``default``, ``avx2`` and this processor's own
 (``native``), each once (on an AVX2 processor native is avx2); a level the processor lacks is left
-out with a line that says so.
+out with a line that says so. Another thread count (``-- --threads 2``) rounds differently again.
 
 The target (every seed): X against random wins at least 99 % of all games with no losses and is
 unbeatable; in self-play X and O are both unbeatable; each run takes at most 120 s, the median at
 most 45 s. Each run is a separate process, one after the other (``--threads 1``); its wall time
 and its CPU time (user + system, from the operating system) are printed, so that a machine busy
-with other work shows as wall time above CPU time. One line per run as it ends, then the medians.
+with other work shows as wall time above CPU time. Each run's margin is printed too: how many of
+the networks it checked exactly were, alone, as good as the one it kept (docs/ALGORITHMS.md,
+"Which network a run ends with"); a margin of a few means the result nearly hung on the rounding.
+One line per run as it ends, then the medians and the lowest margin.
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ MAX_SECONDS = 120.0             # every run
 MEDIAN_SECONDS = 45.0           # the median run
 MODES = {"x": ("X vs random", []), "self": ("self-play", ["--opponent", "self"])}
 _WINS = re.compile(r"exact vs random\s*: wins ([\d.]+)%\s+losses ([\d.]+)%")
+_MARGIN = re.compile(r"\((\d+) of the (\d+) were as good alone"
+                     r"|\(better than each of the (\d+) alone")
 
 
 def kernel_names(text: str) -> tuple[str, ...]:
@@ -137,18 +144,31 @@ def one_run(mode: str, seed: int, extra: list[str], folder: str, level: str = "n
                            f"{done.stderr.strip()}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     sides = side_reports(done.stdout)
+    margin = _MARGIN.search(done.stdout)
     met = all(side["unbeatable"] for side in sides) and wall <= MAX_SECONDS
     if mode == "x":
         met = met and sides[0]["wins"] >= TARGET_WINS and sides[0]["losses"] == 0
-    return {"seed": seed, "sides": sides, "wall": wall, "cpu": cpu, "met": met}
+    return {"seed": seed, "sides": sides, "wall": wall, "cpu": cpu, "met": met,
+            "margin": margin_of(margin)}
+
+
+def margin_of(found: re.Match | None) -> tuple[int, int] | None:
+    """``(checked networks as good alone, checks)`` from the kept-network line; None when the
+    run kept its last network."""
+    if found is None:
+        return None
+    as_good, checks, better = found.groups()
+    return (int(as_good), int(checks)) if better is None else (0, int(better))
 
 
 def run_line(name: str, run: dict) -> str:
     sides = run["sides"]
     verdict = "ok" if run["met"] else "MISSED"
     beaten = "/".join("unbeatable" if side["unbeatable"] else "BEATABLE" for side in sides)
+    margin = run["margin"]
+    alone = f"as good alone {margin[0]} of {margin[1]}; " if margin else ""
     return (f"{name} seed {run['seed']:>2}: X vs random wins {sides[0]['wins']:.4f} % losses "
-            f"{sides[0]['losses']:.4f} %, {'X/O ' if len(sides) > 1 else ''}{beaten}; "
+            f"{sides[0]['losses']:.4f} %, {'X/O ' if len(sides) > 1 else ''}{beaten}; {alone}"
             f"wall {run['wall']:.1f} s, CPU {run['cpu']:.1f} s: {verdict}")
 
 
@@ -160,8 +180,11 @@ def summary(name: str, runs: list[dict]) -> str:
     speed = ("time ok" if median <= MEDIAN_SECONDS and max(walls) <= MAX_SECONDS
              else "time TOO SLOW")
     verdict = f"{quality}, {speed}"
+    margins = [run["margin"] for run in runs if run["margin"]]
+    lowest = (f"lowest margin {min(margins)[0]} of {min(margins)[1]}; " if margins else "")
     return (f"{name}: target met in {met} of {len(runs)} seeds; lowest X wins vs random "
-            f"{min(run['sides'][0]['wins'] for run in runs):.4f} %; wall median {median:.1f} s, "
+            f"{min(run['sides'][0]['wins'] for run in runs):.4f} %; {lowest}"
+            f"wall median {median:.1f} s, "
             f"max {max(walls):.1f} s; CPU median {statistics.median(r['cpu'] for r in runs):.1f} "
             f"s, max {max(r['cpu'] for r in runs):.1f} s (target: every seed, each <= "
             f"{MAX_SECONDS:.0f} s, median <= {MEDIAN_SECONDS:.0f} s): {verdict}")

@@ -63,10 +63,10 @@ test: venv
 	$(PY) -m pytest -q -m "not slow" $(ARGS)
 
 # The full suite, the slow tests too (CI runs it; its measured time: README.md, Tests), on two
-# workers (pytest-xdist), each running whole modules (the grader's take turns: tests/conftest.py);
+# workers (pytest-xdist), each running whole modules, the longest first (tests/conftest.py);
 # it ends with its ten slowest tests, which README.md quotes.
 test-all: venv
-	$(PY) -m pytest -q -n 2 --dist loadfile --durations=10 $(ARGS)
+	$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder --durations=10 $(ARGS)
 
 # The speed figures of docs/SPEED.md, into Data/bench.txt (its time: README.md, Tests).
 bench: venv

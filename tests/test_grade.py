@@ -302,7 +302,7 @@ def test_a_hostile_submission_changes_neither_another_row_nor_the_report(graded)
     if sealed(graded.done):
         assert read_tree(graded.attacked) == graded.attacked_before
     text = (graded.report / report.CSV_NAME).read_text(encoding="utf-8")
-    assert text.startswith("name,status,piece 1") and "hacked" not in text
+    assert text.startswith("name,origin,status,piece 1") and "hacked" not in text
     mark = graded.mark
     if "PID namespace on" in graded.done.stdout:
         size = mark.stat().st_size if mark.exists() else 0

@@ -64,7 +64,7 @@ test: venv
 
 # The full suite, the slow tests too (CI runs it; its measured time: README.md, Tests), on two
 # workers (pytest-xdist), each running whole modules, the longest first (tests/conftest.py);
-# it ends with its ten slowest tests, which README.md quotes.
+# it ends with its ten slowest tests, which docs/SPEED.md quotes.
 test-all: venv
 	$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder --durations=10 $(ARGS)
 

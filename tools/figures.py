@@ -303,11 +303,8 @@ def tests(repo: Path, writing: bool) -> str:
     suites = code(f"make test        # the quick suite: {every - slow:,} tests, all but the slow "
                   f"ones\nmake test-all    # all {every:,} tests of a clone, the {slow:,} slow ones "
                   "too (CI runs this one)")
-    slowest = read_slowest().get("make test-all")
-    listed = ("\n\nThe ten slowest tests of that `make test-all` run, as pytest printed them:\n"
-              + code("\n".join(slowest)).rstrip("\n")) if slowest else ""
     return suites + "\n".join(timing_lines(repo, "README.md", ("make test", "make test-all"))) \
-        + listed + "\n\n"
+        + "\n\n"
 
 
 def timing_lines(repo: Path, document: str, commands: Sequence[str]) -> list[str]:
@@ -318,7 +315,10 @@ def timing_lines(repo: Path, document: str, commands: Sequence[str]) -> list[str
 
 def timings(repo: Path, writing: bool) -> str:
     """How long each long command took here, and under what load."""
-    return "\n" + "\n".join(timing_lines(repo, "docs/SPEED.md", TIMED)) + "\n\n"
+    slowest = read_slowest().get("make test-all")
+    listed = ("\n\nThe ten slowest tests of that `make test-all` run, as pytest printed them:\n"
+              + code("\n".join(slowest)).rstrip("\n")) if slowest else ""
+    return "\n" + "\n".join(timing_lines(repo, "docs/SPEED.md", TIMED)) + listed + "\n\n"
 
 
 FIGURES = {figure.name: figure for figure in (

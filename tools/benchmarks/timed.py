@@ -10,7 +10,7 @@ sampled every few seconds while it ran: the command's own work counts in it, so 
 2-core machine a one-process command shows about 1). The line is also kept in Data/timings.txt,
 one line per command (the latest run of each), which ``make docs`` quotes in README.md; where the
 command is a pytest run that printed its slowest tests (``make test-all`` asks for the ten
-slowest), they are kept in Data/slowest.txt for README.md too.
+slowest), they are kept in Data/slowest.txt for docs/SPEED.md too.
 """
 
 from __future__ import annotations

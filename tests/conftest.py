@@ -80,10 +80,12 @@ def one_grader_at_a_time(request, tmp_path_factory):
 
 
 # The order the workers take the modules in (make test-all runs them in collection order): the
-# longest, test_commands, first; then the grader's modules, which the other worker takes one
-# after another meanwhile, so that they seldom wait for each other (the first worker's second
-# module is the students' version's, test_exercise); then the rest as collected.
-FIRST = ("test_commands", min(BOX_MODULES), "test_exercise", *sorted(BOX_MODULES)[1:], "test_dqn")
+# longest first, the documented commands' two halves, one on each worker; then the grader's
+# modules, which take turns at their lock, between long modules of other kinds so that a worker
+# seldom waits; then the rest as collected.
+GRADERS = sorted(BOX_MODULES)
+FIRST = ("test_commands", "test_commands_docs", "test_exercise", GRADERS[0], "test_dqn",
+         *GRADERS[1:4], "test_selfcheck_cheats", *GRADERS[4:], "test_optimum_boards")
 
 
 def pytest_collection_modifyitems(config, items):

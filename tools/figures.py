@@ -301,8 +301,8 @@ def tests(repo: Path, writing: bool) -> str:
     every, slow = collected(), collected("-m", "slow")
     # counted in a copy of the tracked files, as a clone has them (without the course's files)
     suites = code(f"make test        # the quick suite: {every - slow:,} tests, all but the slow "
-                  f"ones\nmake test-all    # all {every:,} tests of a clone, the {slow:,} slow ones "
-                  "too (CI runs this one)")
+                  f"ones\nmake test-all    # all {every:,} tests of a clone with make extras, the "
+                  f"{slow:,} slow ones too (CI)")
     return suites + "\n".join(timing_lines(repo, "README.md", ("make test", "make test-all"))) \
         + "\n\n"
 

@@ -26,7 +26,8 @@ def test_every_command_of_these_documents_works(ran):
 
 
 def test_their_results_are_there_for_the_next_commands(ran, copy):
-    for name in ("my_DQN_X.pt", "my_Q_ADV_X_4x4k4.pth", "my_Q_MC_X_4x4k4.pth", "my_gym_X.pth"):
+    for name in ("my_Q_QL_X.pth", "my_Q_QL_lecture_X.pth", "learning_curve.png", "my_DQN_X.pt",
+                 "my_Q_ADV_X_4x4k4.pth", "my_Q_MC_X_4x4k4.pth", "my_gym_X.pth"):
         assert (copy / "Data" / name).is_file(), name
 
 

@@ -93,6 +93,20 @@ def test_the_docs_quote_each_command_from_the_record_or_keep_their_line(record, 
         "- `make dqn`: not timed here yet (`python tools/benchmarks/timed.py make dqn`)"]
 
 
+def test_a_clone_with_no_records_makes_the_timings_figure_the_docs_already_have(record, tmp_path):
+    """CI checks the figures in a fresh clone, where no command was timed: the durations and the
+    slowest tests the document quotes stay as they are."""
+    (tmp_path / "docs").mkdir()
+    figure = "\n".join(f"- `{command}`: 1 min 0{n} s (as written before)"
+                       for n, command in enumerate(timed.TIMED)) + (
+        "\n\nThe ten slowest tests of that `make test-all` run, as pytest printed them:\n\n"
+        "    61.20s call     tests/test_commands.py::test_x\n"
+        "    9.95s setup    tests/test_exercise.py::test_y\n")
+    (tmp_path / "docs" / "SPEED.md").write_text(
+        f"# Speed\n\n<!-- figures:timings -->\n{figure}\n<!-- /figures -->\n", encoding="utf-8")
+    assert figures.timings(tmp_path, False) == "\n" + figure + "\n"
+
+
 def test_a_record_from_before_the_processor_was_kept_says_so(record):
     record.write_text("make dqn\t41\t0\t0.7\t1.1\t2\t2026-12-07 02:09 UTC\n")
     [old] = timed.read_record().values()

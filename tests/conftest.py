@@ -12,6 +12,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+# One thread per process for torch and BLAS, the scripts the tests start too: make test-all runs a
+# worker on each core, and an operation split over threads waits for a core the other worker holds
+# (a DQN test took 8 minutes for 2 minutes of work).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # The course's original tables live beside the project (never copied into it); a user's clone has
 # no such folder, CI has.

@@ -593,16 +593,6 @@ def test_the_solved_repository_passes_every_piece():
     assert float(trained[0][1]) > 58.49 + 25       # far better than random play (exact: 58.49 %)
 
 
-def test_the_chapters_solution_passes(chapter_repo):
-    result = run(["check.py"], chapter_repo)
-    assert result.returncode == 0, result.stdout + result.stderr
-    lines = piece_lines(result.stdout)
-    assert all(passed(lines[n]) for n in REQUIRED)
-    assert not passed(lines[4])                     # the chapter trains X only: no bonus 4
-    wins = TRAINED.search(result.stdout)
-    assert wins and wins[1] == "X" and float(wins[2]) > 58.49 + 25, result.stdout
-
-
 def test_the_chapters_solution_trains_from_the_command_line(chapter_repo, tmp_path):
     """Its main sets epochs = 200000 itself: --epochs cannot shorten the run, and says so."""
     result = run(["MC_Trainer.py", "--epochs", "2000", "--seed", "3", "--out",
@@ -859,6 +849,18 @@ def test_the_students_readme_describes_their_repository(readme, exercise):
         if command.words[1:2] == ("Tester.py",):
             for flag in (word for word in command.words if word.startswith("--")):
                 assert flag in shown, f"{command.line}: Tester.py has no {flag}"
+
+
+def test_the_chapters_solution_passes(chapter_run):
+    """The README's ``python check.py``, run on the chapter's code as printed."""
+    _, results = chapter_run
+    result = results["python check.py"]
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = piece_lines(result.stdout)
+    assert all(passed(lines[n]) for n in REQUIRED)
+    assert not passed(lines[4])                     # the chapter trains X only: no bonus 4
+    wins = TRAINED.search(result.stdout)
+    assert wins and wins[1] == "X" and float(wins[2]) > 58.49 + 25, result.stdout
 
 
 def test_every_readme_command_works_with_the_chapters_solution(chapter_run):

@@ -33,8 +33,7 @@ class FigureError(RuntimeError):
 
 
 class MissingInput(FigureError):
-    """What a figure quotes is not here (no make bench run yet, no course fixtures beside the
-    project): the figure stays as it is, also for --check."""
+    """What a figure quotes is not here (no make bench run, no course fixtures): it stays."""
 
 
 @dataclass(frozen=True)
@@ -45,9 +44,7 @@ class Figure:
     # A quote of a record (make bench's, timed.py's) is written whenever the record changed; a
     # figure made afresh keeps its old text when only its seconds, rates and dates differ.
     quoted: bool = False
-    # A pattern of what differs from run to run by design (a per-run seed's results), left out
-    # of the comparison as seconds and dates are.
-    varies: str = ""
+    varies: str = ""   # what differs between runs by design (a per-run seed's), not compared
 
 
 def run(repo: Path, *args: str) -> str:
@@ -315,14 +312,12 @@ def timing_lines(repo: Path, document: str, commands: Sequence[str]) -> list[str
 
 def timings(repo: Path, writing: bool) -> str:
     """How long each long command took here, and under what load."""
-    slowest = read_slowest().get("make test-all")
     heading = "\n\nThe ten slowest tests of that `make test-all` run, as pytest printed them:\n"
-    if slowest:
-        listed = heading + code("\n".join(slowest)).rstrip("\n")
-    else:       # not timed on this machine (a clone): the list the document already quotes
-        document = (repo / "docs/SPEED.md").read_text(encoding="utf-8")
-        quoted = re.search(re.escape(heading) + r"((?:\n|    .*\n)*?)\n<!-- /figures -->", document)
-        listed = heading + quoted.group(1).rstrip("\n") if quoted else ""
+    slowest = read_slowest().get("make test-all")    # else (a clone) the list the docs quote
+    quoted = slowest and code("\n".join(slowest)) or next(iter(re.findall(
+        re.escape(heading) + r"((?:\n|    .*\n)*?)\n<!-- /figures -->",
+        (repo / "docs/SPEED.md").read_text(encoding="utf-8"))), None)
+    listed = heading + quoted.rstrip("\n") if quoted else ""
     return "\n" + "\n".join(timing_lines(repo, "docs/SPEED.md", TIMED)) + listed + "\n\n"
 
 

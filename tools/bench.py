@@ -65,7 +65,8 @@ OTHER_BENCHMARKS = (("tools/compare.py", ("--bench",), ("--bench", "--epochs", "
                     ("tools/benchmarks/exact.py", ("--runs", "{runs}"),
                      ("--runs", "1", "--episodes", "2000")),
                     ("tools/benchmarks/network_exact.py", (), ("--games", "100")),
-                    ("tools/benchmarks/adversarial.py", (), ("--sides", "X")),
+                    # not with --quick: tests/test_commands_docs.py trains the same 4x4 X
+                    ("tools/benchmarks/adversarial.py", (), None),
                     ("tools/benchmarks/data.py", ("--skip", "Adversarial_Trainer.py"), None),
                     ("tools/benchmarks/mnk.py", ("--runs", "{runs}"), None))
 # The DQN's seeds under every kernel level take most of an hour: make bench-dqn runs them apart.
@@ -173,7 +174,7 @@ def measure(args) -> int:
         progress("Monte Carlo training in a fresh process and with warm caches")
         bench_course.fresh_and_warm(runs, *([QUICK_EPISODES] if args.quick else []))
         progress("the README's commands as whole processes")
-        bench_course.readme_commands(runs)
+        bench_course.readme_commands(runs, QUICK_EPISODES if args.quick else None)
     except bench_course.BenchError as error:
         cli.fail(f"bench.py: {error}")
     progress("the chapter's own trainer")

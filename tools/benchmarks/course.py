@@ -135,9 +135,11 @@ def fresh_and_warm(runs: int, episodes: int = WARM_EPISODES) -> None:
                       f"{'slower' if change >= 0 else 'faster'})")
 
 
-def readme_commands(runs: int) -> None:
+def readme_commands(runs: int, episodes: int | None = None) -> None:
     """Whole-process wall time of each of ``README_COMMANDS``, interleaved, median of ``runs``;
-    for the default training also its rate and the issue's goals."""
+    for the default training also its rate and the issue's goals. ``episodes``: each trainer
+    that many (bench.py --quick), not its default."""
+    shorter = ("--epochs", str(episodes)) if episodes else ()
     print(f"whole process, start-up included, median of {runs} (commands interleaved):")
     times: dict[tuple[str, ...], list[float]] = {command: [] for command in README_COMMANDS}
     default_rates: list[float] = []
@@ -148,7 +150,8 @@ def readme_commands(runs: int) -> None:
                 # a file a command: a run refuses to replace another side's or kind's file
                 out = os.path.join(folder, f"q{index}.pth")
                 seconds, output = run_process([sys.executable, str(ROOT / script),
-                                               *(option.format(out=out) for option in options)])
+                                               *(option.format(out=out) for option in options),
+                                               *(shorter if "_Trainer" in script else ())])
                 times[command].append(seconds)
                 if command == README_COMMANDS[0]:
                     default_rates.append(reported_rate(output, script))

@@ -42,6 +42,15 @@ def test_the_slowest_tests_a_pytest_run_prints_are_kept_for_the_readme(record, t
     assert timed.read_slowest() == {command: ["1.00s call     tests/test_x.py::test_y"]}
 
 
+def test_the_slowest_tests_of_a_quiet_run_that_passed_are_kept_too(record):
+    """With -q and no failure, pytest ends the section with its counts, no blank line between."""
+    quiet = ("....   [100%]\n============ slowest 2 durations ============\n"
+             "61.20s call     tests/test_commands.py::test_x\n"
+             "9.95s setup    tests/test_exercise.py::test_y\n4 passed in 71.33s (0:01:11)\n")
+    assert timed.slowest_tests(quiet) == ["61.20s call     tests/test_commands.py::test_x",
+                                          "9.95s setup    tests/test_exercise.py::test_y"]
+
+
 def test_a_timed_command_prints_its_time_and_load_and_is_kept(record, capfd):
     assert timed.main(["python", "-c", "print('ran')"]) == 0
     out = capfd.readouterr().out.splitlines()

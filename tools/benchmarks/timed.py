@@ -33,8 +33,10 @@ from tools.benchmarks.machine import processor  # noqa: E402
 
 RECORD = ROOT / "Data" / "timings.txt"
 SLOWEST = ROOT / "Data" / "slowest.txt"
-# pytest's --durations section: its heading, then a line per test until a blank line
-DURATIONS = re.compile(r"^=+ slowest (?:\d+ )?durations =+\n(.*?)(?:\n\n|\n=)", re.M | re.S)
+# pytest's --durations section: its heading, then a line per test until a blank line, a heading
+# or (with -q, all passed) the last line's counts
+DURATIONS = re.compile(r"^=+ slowest (?:\d+ )?durations =+\n(.*?)(?:\n\n|\n=|\n\d+ \w+.* in |\Z)",
+                       re.M | re.S)
 SAMPLE_EVERY = 5.0      # seconds between two readings of the load average
 # The long commands whose time the docs state (docs/SPEED.md, "How long").
 TIMED = ("make test", "make test-all", "make dqn", "make bench", "make docs",

@@ -1,5 +1,6 @@
 """Shared test set-up: run from the project root, no real window, and the course's fixtures."""
 
+import contextlib
 import os
 import shutil
 import sys
@@ -45,14 +46,32 @@ def chapter():
     return chapter_code
 
 
+@contextlib.contextmanager
+def shared_by_the_workers(tmp_path_factory, name: str):
+    """A folder ``name`` of the whole run's, and the right to make it: pytest-xdist's workers
+    take turns (the folder holds ``done`` once a worker made it); without xdist, the run's own."""
+    base = tmp_path_factory.getbasetemp()
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        yield base / name
+        return
+    import fcntl           # POSIX: make test-all's workers (xdist) run on Linux and macOS
+    with open(base.parent / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield base.parent / name
+
+
 @pytest.fixture(scope="session")
 def students_built(tmp_path_factory) -> Path:
-    """The students' version as ``make exercise`` writes it, built once per run; never handed to a
-    test as it is (``students_copy`` gives each module its own copy to run and change)."""
+    """The students' version as ``make exercise`` writes it, built once per run (by the first
+    worker to need it); never handed to a test as it is (``students_copy`` gives each module a
+    copy of its own to run and change)."""
     from tools.exercise import make as make_exercise
-    target = tmp_path_factory.mktemp("students-built") / "exercise"
-    make_exercise.main(["--out", str(target)])
-    return target
+    with shared_by_the_workers(tmp_path_factory, "students-built") as folder:
+        if not (folder / "done").is_file():
+            shutil.rmtree(folder, ignore_errors=True)          # a build cut short
+            make_exercise.main(["--out", str(folder / "exercise")])
+            (folder / "done").touch()
+    return folder / "exercise"
 
 
 @pytest.fixture(scope="module")
@@ -61,35 +80,15 @@ def students_copy(students_built, tmp_path_factory) -> Path:
     return Path(shutil.copytree(students_built, tmp_path_factory.mktemp("students") / "exercise"))
 
 
-# The modules whose tests run the class grader's boxes: a box of slot n runs as account n of
-# tools/grading/isolation.py, so two graders at once would share accounts (and their process
-# limits). Under pytest-xdist (make test-all: each worker runs whole modules) they take turns.
-BOX_MODULES = {"test_grade", "test_grade_cheats", "test_grade_hostile", "test_grade_report",
-               "test_grade_sandbox", "test_selfcheck_forgery", "test_selfcheck_mistakes",
-               "test_selfcheck_verdicts"}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_grader_at_a_time(request, tmp_path_factory):
-    """A module of ``BOX_MODULES`` holds a lock shared by the xdist workers while it runs."""
-    if "PYTEST_XDIST_WORKER" not in os.environ or \
-            request.module.__name__.rpartition(".")[2] not in BOX_MODULES:
-        yield
-        return
-    import fcntl
-    # the workers' temporary folders are beside each other, in the run's own folder
-    with open(tmp_path_factory.getbasetemp().parent / "boxes.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
-
-
 # The order the workers take the modules in (make test-all runs them in collection order): the
-# longest first, the documented commands' two halves, one on each worker; then the grader's
-# modules, which take turns at their lock, between long modules of other kinds so that a worker
-# seldom waits; then the rest as collected.
-GRADERS = sorted(BOX_MODULES)
-FIRST = ("test_commands", "test_commands_docs", "test_exercise", GRADERS[0], "test_dqn",
-         *GRADERS[1:4], "test_selfcheck_cheats", *GRADERS[4:], "test_optimum_boards")
+# longest first, the documented commands' two halves one on each worker, then the rest as
+# collected. (Graders run side by side: each grading run holds accounts of its own,
+# tools/grading/accounts.py.)
+FIRST = ("test_commands", "test_commands_docs", "test_exercise", "test_selfcheck_verdicts",
+         "test_notebook_boards", "test_docs", "test_dqn", "test_grade_hostile",
+         "test_selfcheck_cheats", "test_grade_cheats", "test_grade_report", "test_grade",
+         "test_selfcheck_forgery", "test_selfcheck_mistakes", "test_grade_sandbox",
+         "test_optimum_boards")
 
 
 def pytest_collection_modifyitems(config, items):

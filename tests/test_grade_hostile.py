@@ -24,7 +24,7 @@ from tests.test_grade import (  # noqa: F401  (exercise: a fixture, used by name
     ALL_PASS, EDITABLE, GRADE, HANG, changed, exercise, solved, verdicts, write_folder,
     write_zip)
 from tools.grading import handin, submissions
-from tools.grading.isolation import ACCOUNT_BASE
+from tools.grading.accounts import ACCOUNT_BASE
 from tools.grading.report import CSV_NAME, HTML_NAME, STOPPED
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,8 +20,8 @@ import pytest
 
 from tools.grading.box import new_box, remove, write_tree
 from tools.grading.cgroups import memory_groups
-from tools.grading.isolation import (
-    SelfTestFailed, account, detect_isolation, sealing_for)
+from tools.grading.accounts import account
+from tools.grading.isolation import SelfTestFailed, detect_isolation, sealing_for
 from tools.grading.measure import MeasureError, Measure, Trained, measure_all
 from tools.grading.limits import Limits, environment
 from tools.grading.sandbox import run_program
@@ -125,6 +125,47 @@ def test_each_slot_runs_as_an_unprivileged_account_of_its_own(sandbox):
     assert first[0] == first[1] == account(0) and second[0] == account(1)
     assert first[0] != 0 and first[2] in ([], [account(0)])
 
+
+
+CLAIMS = "from tools.grading.accounts import account; print(account(0), account(1), flush=True); input()"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                    reason="sandbox accounts are root's: only a grader run as root claims them")
+def test_two_grading_runs_at_once_never_share_an_account_and_a_killed_one_holds_none():
+    def claims() -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-c", CLAIMS], cwd=ROOT, text=True,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def holders() -> set[int]:
+        """The processes holding a lock, from the kernel's own list."""
+        with open("/proc/locks", encoding="ascii") as table:
+            return {int(line.split()[4]) for line in table if " FLOCK " in line}
+    first, second = claims(), claims()
+    try:
+        held = [set(map(int, run.stdout.readline().split())) for run in (first, second)]
+        mine = {account(0), account(1)}
+        assert all(len(numbers) == 2 for numbers in held)
+        assert not held[0] & held[1] and not mine & (held[0] | held[1]), (held, mine)
+        assert first.pid in holders()
+    finally:
+        first.kill()
+        first.wait()
+        second.communicate("")
+    assert first.pid not in holders()       # the kernel let its locks go: the accounts are free
+
+
+def test_a_lock_folder_others_may_write_is_refused_in_one_line(tmp_path, monkeypatch):
+    from tools.grading import accounts
+    folder = tmp_path / "locks"
+    folder.mkdir(mode=0o777)
+    folder.chmod(0o777)
+    monkeypatch.setattr(accounts, "LOCKS", folder)
+    monkeypatch.setattr(accounts, "_claimed", [])
+    with pytest.raises(RuntimeError, match="only it writes") as refused:
+        accounts.account(0)
+    assert "\n" not in str(refused.value)
+    assert accounts._claimed == []
 
 def test_nothing_outside_the_box_output_can_be_written(sandbox, tmp_path):
     needs(sandbox, "read-only file systems")

@@ -10,8 +10,8 @@ On Linux, with ``unshare`` (util-linux), as root or where user namespaces are al
 strongest: network, PID, IPC and mount namespaces; every file system read-only but the box's
 writable folders, ``/proc/sys`` too; the folders in ``Sealing.hide`` covered; ``setpriv`` takes
 away every capability and, when the grader runs as root, gives each sandbox an unprivileged
-account of its own (``ACCOUNT_BASE`` + its slot: no two sandboxes running at once share one, so
-each gets its own process limit). Closed folders on the way to the grader's Python (a Python
+account of its own (``accounts.account``: no two sandboxes running at once, of this run or
+another, share one, so each gets its own process limit). Closed folders on the way to the grader's Python (a Python
 under ``/root``, say) are opened for that account by ``launch.expose``, which shows only the
 names on the way. Where the grader could make memory cgroups (``cgroups.py``), the root
 candidates put each box in one; on x86-64 and ARM64 the sealed ones filter system calls
@@ -35,14 +35,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tools.grading import launch
+from tools.grading.accounts import account
 from tools.grading.box import box_folders, new_box, remove
 from tools.grading.cgroups import MemoryGroups
 from tools.grading.limits import Limits, environment
 # sealing_for: the grader and its tests find a run's sealing here, beside the isolation.
 from tools.grading.sealing import Sealing, closed_folders, sealing_for  # noqa: F401
 
-# Accounts no one has: the sandboxes' (root only). Slot n runs as ACCOUNT_BASE + n.
-ACCOUNT_BASE = 1_900_000_000
 PROBE_SECONDS = 60
 CORE_PATTERN = "/proc/sys/kernel/core_pattern"
 # Started in the sandbox instead of ``python check.py``: the check, made undumpable first, so
@@ -172,10 +171,6 @@ class Isolation:
             uid = account(slot)
             drop += (f"--reuid={uid}", f"--regid={uid}", "--clear-groups")
         return (*drop, "--")
-
-
-def account(slot: int) -> int:
-    return ACCOUNT_BASE + slot
 
 
 USER_NAMESPACE = ("--user", "--map-root-user")

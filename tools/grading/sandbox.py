@@ -41,7 +41,8 @@ from pathlib import Path
 from tictactoe_rl.selfcheck.streams import Tail, kill_group
 from tools.grading.box import TABLES, new_box, read_tables, remove, write_tree
 from tools.grading.handin import Submission
-from tools.grading.isolation import CHECKER, Isolation, account
+from tools.grading.accounts import account
+from tools.grading.isolation import CHECKER, Isolation
 from tools.grading.limits import Limits, environment
 
 MAX_RESULT_BYTES = 1 * 2**20

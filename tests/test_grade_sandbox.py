@@ -126,8 +126,8 @@ def test_each_slot_runs_as_an_unprivileged_account_of_its_own(sandbox):
     assert first[0] != 0 and first[2] in ([], [account(0)])
 
 
-
-CLAIMS = "from tools.grading.accounts import account; print(account(0), account(1), flush=True); input()"
+CLAIMS = ("from tools.grading.accounts import account; "
+          "print(account(0), account(1), flush=True); input()")
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
@@ -166,6 +166,7 @@ def test_a_lock_folder_others_may_write_is_refused_in_one_line(tmp_path, monkeyp
         accounts.account(0)
     assert "\n" not in str(refused.value)
     assert accounts._claimed == []
+
 
 def test_nothing_outside_the_box_output_can_be_written(sandbox, tmp_path):
     needs(sandbox, "read-only file systems")

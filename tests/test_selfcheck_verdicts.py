@@ -357,10 +357,10 @@ def test_every_case_gets_its_verdict_through_the_class_grader_too(students, tmp_
     the check's message."""
     import csv
 
-    cases = THROUGH_THE_GRADER
     folders, names = tmp_path / "class", {}
     folders.mkdir()
-    for number, (name, ((code, piece, wanted), right)) in enumerate(sorted(cases.items())):
+    for number, (name, ((code, piece, wanted), right)) in enumerate(
+            sorted(THROUGH_THE_GRADER.items())):
         made = hand_in(students, tmp_path / f"{number}", chapter, **dict(code))
         names[name] = f"{number:02d}"
         shutil.move(made, folders / names[name])
@@ -370,7 +370,7 @@ def test_every_case_gets_its_verdict_through_the_class_grader_too(students, tmp_
     assert done.returncode == 0, done.stderr[-3000:]
     with open(tmp_path / "report" / "report.csv", newline="", encoding="utf-8") as stream:
         rows = {row["name"]: row for row in csv.DictReader(stream)}
-    for name, ((code, piece, wanted), right) in cases.items():
+    for name, ((code, piece, wanted), right) in THROUGH_THE_GRADER.items():
         row = rows[names[name]]
         assert row["status"] == "graded", (name, row)
         if right:

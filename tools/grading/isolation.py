@@ -11,13 +11,13 @@ strongest: network, PID, IPC and mount namespaces; every file system read-only b
 writable folders, ``/proc/sys`` too; the folders in ``Sealing.hide`` covered; ``setpriv`` takes
 away every capability and, when the grader runs as root, gives each sandbox an unprivileged
 account of its own (``accounts.account``: no two sandboxes running at once, of this run or
-another, share one, so each gets its own process limit). Closed folders on the way to the grader's Python (a Python
-under ``/root``, say) are opened for that account by ``launch.expose``, which shows only the
-names on the way. Where the grader could make memory cgroups (``cgroups.py``), the root
-candidates put each box in one; on x86-64 and ARM64 the sealed ones filter system calls
-(``launch.filter_program``): every socket but IP and netlink (no unix socket, no vsock), the
-kernel keyring (kept per account: it would outlive the box) and new user namespaces are
-refused.
+another, share one, so each gets its own process limit). Closed folders on the way to the
+grader's Python (a Python under ``/root``, say) are opened for that account by
+``launch.expose``, which shows only the names on the way. Where the grader could make memory
+cgroups (``cgroups.py``), the root candidates put each box in one; on x86-64 and ARM64 the
+sealed ones filter system calls (``launch.filter_program``): every socket but IP and netlink
+(no unix socket, no vsock), the kernel keyring (kept per account: it would outlive the box) and
+new user namespaces are refused.
 
 A candidate the system refuses to make gives way to the next; one it makes but that fails its
 probe raises ``SelfTestFailed`` (see ``detect_isolation``): a weaker sandbox is never chosen

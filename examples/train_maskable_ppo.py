@@ -69,6 +69,7 @@ def main() -> int:
     try:
         import gymnasium
         from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.logger import Logger
 
         import tictactoe_rl  # noqa: F401  (registers TicTacToe-v0)
     except ModuleNotFoundError as missing:
@@ -76,6 +77,7 @@ def main() -> int:
 
     env = gymnasium.make("TicTacToe-v0", opponent=args.opponent, side=args.side)
     model = MaskablePPO("MlpPolicy", env, seed=args.seed, device="cpu", verbose=0)
+    model.set_logger(Logger(None, []))    # SB3's own logger leaves an empty folder in /tmp per run
     started = time.perf_counter()
     model.learn(total_timesteps=args.steps)
     seconds = time.perf_counter() - started

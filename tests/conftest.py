@@ -23,6 +23,13 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "original-course"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def sb3_logs_kept_in_the_tests_folder(tmp_path_factory):
+    """Stable-Baselines3 makes a log folder in the system's temp folder for every model it
+    trains, unless SB3_LOGDIR names one: the tests' go where pytest keeps its own files."""
+    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3-logs"))
+
+
 @pytest.fixture
 def fixture_path():
     """Path of a course fixture by file name; skips the test when the fixtures are absent."""

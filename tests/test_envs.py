@@ -1,5 +1,6 @@
 """The game in Gymnasium and PettingZoo: both checkers pass, and the games are the repo's."""
 
+import os
 import subprocess
 import sys
 import warnings
@@ -358,14 +359,20 @@ def test_spawn_workers_make_the_env_by_its_module_id(gym):
 @pytest.mark.slow
 def test_maskable_ppo_trains_and_is_measured_exactly(gym, tmp_path):
     """examples/train_maskable_ppo.py at a small size; its exact figures agree with games played
-    through the environment by SB3's own predict -> step loop."""
+    through the environment by SB3's own predict -> step loop. It leaves no folder of its own in
+    the temp folder (SB3's default logger makes one there on every run; torch keeps one cache
+    folder there for every run)."""
     pytest.importorskip("sb3_contrib", reason=f"sb3-contrib: {EXTRAS}")
     from sb3_contrib import MaskablePPO
 
-    model_path = tmp_path / "ppo_X.zip"
+    model_path, temp = tmp_path / "ppo_X.zip", tmp_path / "temp"
+    temp.mkdir()
+    environment = {key: value for key, value in os.environ.items() if key != "SB3_LOGDIR"}
     run = subprocess.run([sys.executable, "examples/train_maskable_ppo.py", "--steps", "3000",
-                          "--seed", "1", "--out", str(model_path)], capture_output=True, text=True)
+                          "--seed", "1", "--out", str(model_path)], capture_output=True, text=True,
+                         env={**environment, "TMPDIR": str(temp)})
     assert run.returncode == 0, run.stderr
+    assert not list(temp.glob("SB3-*"))
     lines = run.stdout.splitlines()
     assert lines[0].startswith("MaskablePPO: 3,000 steps") and f"saved to {model_path}" in lines[1]
     figures = {}

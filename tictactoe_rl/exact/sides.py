@@ -6,7 +6,8 @@ The random player, the advanced one and the perfect one are computed for the who
 array operations instead (their rules are short; a test holds each to its agent's
 ``action_probs``), and the first and last are symmetric: they treat a position and its turned or
 mirrored copies alike, which lets a walk keep one position per symmetry class. An agent that
-can answer for a whole level itself (a ``LevelPolicy``: the network) brings its own ``Side``.
+can answer for a whole level itself (a ``LevelPolicy``: the network) brings its own ``Side``, and
+a Q-table on a bigger board is read for a whole level by binary search (``greedy_tables``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from Random_Agent_Advanced import Random_Agent_Advanced
 from State import O_WON, X, X_WON, State
 from tictactoe_rl.boards.perfect import PerfectAgent
 from tictactoe_rl.exact.arena import Arena, Keys, arena_of, popcount
+from tictactoe_rl.exact.greedy_tables import greedy_table_side
 from tictactoe_rl.exact.levels import Side, child_values, reach
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
 from tictactoe_rl.positions import intern
@@ -207,11 +209,13 @@ _SYMMETRIC = (Random_Agent, PerfectAgent)
 
 def side_of(agent, arena: Arena) -> Side:
     """The ``Side`` that plays as ``agent`` does: computed for the level by exact type, else
-    the agent's own level policy, else ``action_probs`` asked of each position."""
+    the agent's own level policy or its greedy table's (``greedy_tables``), else
+    ``action_probs`` asked of each position."""
     build = _BUILDERS.get(type(agent))
     if build is not None:
         return build(agent, arena)
-    side = agent.level_side(arena) if isinstance(agent, LevelPolicy) else None
+    side = agent.level_side(arena) if isinstance(agent, LevelPolicy) else \
+        greedy_table_side(agent, arena)
     return StatedPolicy(agent, arena) if side is None else side
 
 

@@ -109,6 +109,13 @@ class BoardTable(MutableMapping):
 
     # --- reading ---------------------------------------------------------------------------
 
+    def sorted_entries(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(keys, values)``: every entry's key (``entry_keys``), sorted, and its value, for a
+        whole level of lookups at once; ``None`` once an entry was set or deleted."""
+        if self._changed or self._hidden:
+            return None
+        return self._keys, self._values
+
     def _read_row(self, state) -> dict:
         """``{move: value}`` of ``state`` in the file (empty for a position it lacks),
         remembered while the cache holds it."""

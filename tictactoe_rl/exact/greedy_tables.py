@@ -11,14 +11,12 @@ missing value counting 0, ties to the first, row-major.
 
 It answers only for an agent that plays that rule: an ``AI_Agent`` itself whose ``action_probs``
 and ``get_Q_action`` are the class's own, not a subclass's or an instance's (a caller that wraps
-them, to count the positions asked, is asked position by position), and a table of this board
-and side whose values are plain finite floats. Anything else, and 3x3, whose walks take
-milliseconds, is left to ``StatedPolicy``.
+them, to count the positions asked, is asked position by position), holding a table of this
+board and side as its file gave it (checked finite values, nothing set since). Anything else, a
+table being trained, and 3x3, whose walks take milliseconds, is left to ``StatedPolicy``.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -26,8 +24,7 @@ from AI_Agent import AI_Agent
 from tictactoe_rl.exact.arena import Arena, Keys
 from tictactoe_rl.exact.levels import Side
 from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
-from tictactoe_rl.positions import BoardState
-from tictactoe_rl.tables.board_table import CELL_BITS, MOVE_BITS, BoardTable, entry_keys
+from tictactoe_rl.tables.board_table import CELL_BITS, MOVE_BITS, BoardTable
 
 _OWN = ("action_probs", "get_Q_action")
 
@@ -62,36 +59,10 @@ def greedy_table_side(agent, arena: Arena) -> Side | None:
 
 
 def sorted_entries(table, shape: BoardShape, side: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(keys, values)`` of ``table``'s entries for positions of ``shape`` with ``side`` to move,
-    sorted by key; ``None`` for a table this cannot read exactly as a lookup would."""
-    if isinstance(table, BoardTable):
-        if table.shape != shape or table.side != side:
-            return None
-        return table.sorted_entries()
-    if type(table) is not dict:
+    """``(keys, values)`` of a table read from its file (``BoardTable``) for ``shape`` and
+    ``side``, sorted by key; ``None`` for any other table. (A dict being trained would have to be
+    sorted again for every walk: for the adversarial trainer's millions of entries, longer than
+    the walk itself.)"""
+    if not isinstance(table, BoardTable) or table.shape != shape or table.side != side:
         return None
-    bits: dict[BoardState, tuple[int, int]] = {}
-    x_bits, o_bits, moves, values = [], [], [], []
-    for key, value in table.items():
-        if type(key) is not tuple or len(key) != 2 or type(value) is not float \
-                or not math.isfinite(value):
-            return None
-        state, action = key
-        if not isinstance(state, BoardState) or state.shape != shape:
-            return None
-        if state.player != side:
-            continue             # never asked: the agent looks up its own positions only
-        pair = bits.get(state)
-        if pair is None:
-            pair = bits[state] = shape.encode(state.cells)
-        try:
-            moves.append(shape.index(*action))
-        except (TypeError, ValueError):
-            return None
-        x_bits.append(pair[0])
-        o_bits.append(pair[1])
-        values.append(value)
-    keys = entry_keys(np.array(x_bits, dtype=np.uint32), np.array(o_bits, dtype=np.uint32),
-                      np.array(moves, dtype=np.uint8))
-    order = np.argsort(keys, kind="stable")
-    return keys[order], np.array(values, dtype=np.float64)[order]
+    return table.sorted_entries()

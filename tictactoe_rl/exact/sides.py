@@ -7,7 +7,8 @@ array operations instead (their rules are short; a test holds each to its agent'
 ``action_probs``), and the first and last are symmetric: they treat a position and its turned or
 mirrored copies alike, which lets a walk keep one position per symmetry class. An agent that
 can answer for a whole level itself (a ``LevelPolicy``: the network) brings its own ``Side``, and
-a Q-table on a bigger board is read for a whole level by binary search (``greedy_tables``).
+a bigger board's Q-table read from its file is read for a whole level by binary search
+(``greedy_tables``).
 """
 
 from __future__ import annotations

@@ -172,12 +172,15 @@ def test_the_figures_of_short_runs_are_what_their_commands_print():
                                if figure.cost == "seconds"))
 
 
-@pytest.mark.slow      # about three minutes: the DQN's default run, the compared trainers, the check
-def test_the_figures_of_the_minute_long_runs_that_repeat_exactly_are_what_they_print():
-    """The benchmark and the search agents' tournaments vary with the machine; these do not (the
-    seconds, rates and load they print are left out of the comparison, and the self-check's
-    results of its per-run seeded training)."""
-    check_figures("minutes", "dqn", "compare", "selfcheck")
+def test_make_bench_checks_the_minute_long_figures_that_repeat_exactly():
+    """Three minutes of training to compare three figures: make bench does it (``--check``), so
+    the suite keeps the figures of shorter runs and proves the properties at smaller sizes."""
+    from tools.bench import MINUTE_FIGURES, OTHER_BENCHMARKS
+    (options, quick), = [(options, quick) for script, options, quick in OTHER_BENCHMARKS
+                         if script == "tools/docs_figures.py"]
+    assert options == ("--check", "--cost", "minutes", "--only", *MINUTE_FIGURES) and quick is None
+    assert {FIGURES[name].cost for name in MINUTE_FIGURES} == {"minutes"}
+    assert {"dqn", "compare", "selfcheck"} <= set(MINUTE_FIGURES)
 
 
 # --- what the docs say a command does is what it does ------------------------------------------

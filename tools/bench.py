@@ -11,8 +11,10 @@ on this engine; a 1,000-game Tester run, exact evaluation of a pair of agents, t
 loading and saving a table; then the benchmarks of the other parts (the three trainers side by
 side, playout agents, Nim, the book's files, quitting mid-search, loading a big table, the exact
 walks of a learned table and of a network on 4x4 k=4, the learner proven unbeatable there, make
-data's Monte Carlo tables trained again, the m,n,k solver and position counts, deep Q-learning). What it is measuring now is said on standard error as it goes. A part that does
-not finish is named at the end, and the exit status is then 1.
+data's Monte Carlo tables trained again, the m,n,k solver and position counts, deep Q-learning),
+and whether the docs' minute-long figures that repeat exactly are still what their commands print.
+What it is measuring now is said on standard error as it goes. A part that does not finish (or a
+figure that differs) is named at the end, and the exit status is then 1.
 """
 
 from __future__ import annotations
@@ -50,6 +52,9 @@ CHAPTER_TARGET_SECONDS = 10.0
 TESTER_GAMES = 1_000
 EXACT_TARGET_SECONDS = 1.0
 SHIPPED_X = str(ROOT / "Data" / "Q_MC_X.pth")
+# The docs' figures that take minutes to make and come out the same on every run (their seconds,
+# rates and load left out): the DQN's default run, the compared trainers, the self-check.
+MINUTE_FIGURES = ("dqn", "compare", "selfcheck")
 # The other parts' own benchmark scripts, run as they are ("{runs}": this script's --runs), and
 # their options with --quick (None: not run then; the DQN's run is its default training).
 OTHER_BENCHMARKS = (("tools/compare.py", ("--bench",), ("--bench", "--epochs", "2000")),
@@ -65,6 +70,10 @@ OTHER_BENCHMARKS = (("tools/compare.py", ("--bench",), ("--bench", "--epochs", "
                     ("tools/benchmarks/exact.py", ("--runs", "{runs}"),
                      ("--runs", "1", "--episodes", "2000")),
                     ("tools/benchmarks/network_exact.py", (), ("--games", "100")),
+                    # the docs' minute-long figures that repeat exactly, against what their
+                    # commands print now (the suite checks the instant and seconds-long ones)
+                    ("tools/docs_figures.py", ("--check", "--cost", "minutes", "--only",
+                                               *MINUTE_FIGURES), None),
                     # not with --quick: tests/test_commands_docs.py trains the same 4x4 X
                     ("tools/benchmarks/adversarial.py", (), None),
                     ("tools/benchmarks/data.py", ("--skip", "Adversarial_Trainer.py"), None),

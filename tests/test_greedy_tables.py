@@ -3,6 +3,10 @@ its agent's ``action_probs`` gives position by position: ties, missing values an
 included, for a table read from its file. An agent that may play otherwise, and a table being
 trained, are asked position by position."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -18,6 +22,7 @@ from tictactoe_rl.exact.solver import exact_outcome
 from tictactoe_rl.geometry import BoardShape
 from tictactoe_rl.positions import intern
 
+ROOT = Path(__file__).resolve().parent.parent
 SHAPES = [BoardShape(3, 4, 3), BoardShape(4, 4, 4), BoardShape(4, 5, 4)]
 # few values, so that ties are common; -0.0 ties with a missing value's 0
 VALUES = (-1.0, -0.5, -0.0, 0.0, 0.5, 1.0)
@@ -103,3 +108,13 @@ def test_an_agent_that_may_play_otherwise_is_asked_position_by_position(tmp_path
     assert isinstance(side_of(training, arena), StatedPolicy)
     other = loaded(table, shape, X, tmp_path)
     assert greedy_table_side(other, arena_of(BoardShape(4, 4, 3))) is None   # another board's
+
+
+def test_the_exact_tools_never_import_the_chapters_agent():
+    """In the students' version AI_Agent.py is the student's own file: the self-check's judge,
+    which walks with these tools, must not run it by importing them."""
+    done = subprocess.run([sys.executable, "-c", "import sys, tictactoe_rl.exact.solver, "
+                           "tictactoe_rl.exact.worst, tictactoe_rl.exact.opponents; "
+                           "print(sorted({'AI_Agent', 'MC_Trainer'} & set(sys.modules)))"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr

@@ -41,7 +41,7 @@ SMALLER_IF_GIVEN = {"Tester.py": {"--games": "4"}}
 MAKE_ARGS = {"play": "--x random --o random --games 1 --delay 0", "train": "--epochs 2000",
              "dqn": "--epochs 300", "compare": "--epochs 300", "curves": "--epochs 2000",
              "nim": "--games 300", "bench": "--quick",
-             # python check.py in full: tests/test_docs.py's selfcheck figure runs it
+             # check.py in full (--all): tests/test_exercise.py runs it on the solved repository
              "check": "--piece 1",
              "bench-dqn": "--seeds 1 --modes self --kernels native -- --epochs 200", "docs": "--only tester exact optimum show-q",
              "notebook": "--version"}

@@ -1,13 +1,14 @@
 """A Q-table's greedy moves for a whole level of a walk at once: the ``Side`` of an ``AI_Agent``
 on a bigger board.
 
-Asked position by position, a 4x4 table costs a position object, its legal moves and a lookup
-of each move's value for every position a walk meets (about 100 microseconds each: 20 s for the
+Asked position by position, a 4x4 table costs a position object, its legal moves and a lookup of
+each move's value for every position a walk meets (about 100 microseconds each: 20 s for the
 219,238 positions the shipped O meets against every line). Here the table's entries are one
 sorted array of keys (``entry_keys``: the position's bitboards, then the move), so a level of
-positions finds its values by binary search in a few array operations, and the move is the
-agent's own greedy rule (``AI_Agent.greedy_action``): the legal cell of the largest value, a
-missing value counting 0, ties to the first, row-major.
+positions finds its values by binary search in a few array operations
+(``BoardTable.entries_of``), and the move is the agent's own greedy rule
+(``AI_Agent.greedy_action``): the legal cell of the largest value, a missing value counting 0,
+ties to the first, row-major.
 
 It answers only for an agent that plays that rule: an ``AI_Agent`` itself whose ``action_probs``
 and ``get_Q_action`` are the class's own, not a subclass's or an instance's (a caller that wraps
@@ -24,8 +25,8 @@ import numpy as np
 
 from tictactoe_rl.exact.arena import Arena, Keys
 from tictactoe_rl.exact.levels import Side
-from tictactoe_rl.geometry import TIC_TAC_TOE, BoardShape
-from tictactoe_rl.tables.board_table import CELL_BITS, MOVE_BITS, BoardTable
+from tictactoe_rl.geometry import TIC_TAC_TOE
+from tictactoe_rl.tables.board_table import BoardTable
 
 _OWN = ("action_probs", "get_Q_action")
 
@@ -35,37 +36,20 @@ def greedy_table_side(agent, arena: Arena) -> Side | None:
     promise to play exactly as ``agent.action_probs`` does (see the module's docstring)."""
     if arena.shape == TIC_TAC_TOE or not _plays_the_greedy_rule(agent):
         return None
-    entries = sorted_entries(agent.Q, arena.shape, agent.player)
-    if entries is None:
-        return None
-    keys, values = entries
+    table = agent.Q
+    if not isinstance(table, BoardTable) or table.shape != arena.shape \
+            or table.side != agent.player or not table.is_as_read():
+        return None     # a dict being trained would be sorted again for every walk: slower
 
     def side(asked: Keys) -> tuple[np.ndarray, np.ndarray]:
-        x, o = arena.marks(asked)
-        start = ((x.astype(np.int64) << CELL_BITS) | o.astype(np.int64)) << MOVE_BITS
-        low = keys.searchsorted(start)
-        counts = keys.searchsorted(start + (1 << MOVE_BITS)) - low
-        rows = np.repeat(np.arange(len(asked)), counts)
-        # the entries of each position: low, low + 1, ... for its count
-        found = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) \
-            + np.repeat(low, counts)
+        rows, moves, values = table.entries_of(*arena.marks(asked))
         value = np.zeros((len(asked), arena.cells))
-        value[rows, keys[found] & ((1 << MOVE_BITS) - 1)] = values[found]
+        value[rows, moves] = values
         value[~arena.empty(asked)] = -np.inf
         probs = np.zeros_like(value)
         probs[np.arange(len(asked)), value.argmax(axis=1)] = 1.0   # argmax: the first of equals
         return probs, np.zeros(len(asked))
     return side
-
-
-def sorted_entries(table, shape: BoardShape, side: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(keys, values)`` of a table read from its file (``BoardTable``) for ``shape`` and
-    ``side``, sorted by key; ``None`` for any other table. (A dict being trained would have to be
-    sorted again for every walk: for the adversarial trainer's millions of entries, longer than
-    the walk itself.)"""
-    if not isinstance(table, BoardTable) or table.shape != shape or table.side != side:
-        return None
-    return table.sorted_entries()
 
 
 def _plays_the_greedy_rule(agent) -> bool:

@@ -109,12 +109,23 @@ class BoardTable(MutableMapping):
 
     # --- reading ---------------------------------------------------------------------------
 
-    def sorted_entries(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """``(keys, values)``: every entry's key (``entry_keys``), sorted, and its value, for a
-        whole level of lookups at once; ``None`` once an entry was set or deleted."""
-        if self._changed or self._hidden:
-            return None
-        return self._keys, self._values
+    def is_as_read(self) -> bool:
+        """Whether nothing was set or deleted since the file was read (``entries_of`` holds)."""
+        return not (self._changed or self._hidden)
+
+    def entries_of(self, x_bits: np.ndarray, o_bits: np.ndarray) \
+            -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The file's entries of many positions at once (their bitboards): ``(position, move,
+        value)`` arrays, ``position`` an index into ``x_bits``, found by binary search as
+        ``_read_row`` finds one position's (what was set since is not among them)."""
+        start = entry_keys(x_bits, o_bits, np.zeros(len(x_bits), dtype=np.uint8))
+        low = self._keys.searchsorted(start)
+        counts = self._keys.searchsorted(start + (1 << MOVE_BITS)) - low
+        # each position's run of entries: low, low + 1, ... for its count
+        found = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) \
+            + np.repeat(low, counts)
+        return (np.repeat(np.arange(len(x_bits)), counts),
+                self._keys[found] & ((1 << MOVE_BITS) - 1), self._values[found])
 
     def _read_row(self, state) -> dict:
         """``{move: value}`` of ``state`` in the file (empty for a position it lacks),
